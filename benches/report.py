@@ -1,0 +1,289 @@
+"""Run the benchmarks once and print the ratio table (Markdown) against the targets.
+
+Usage:
+    .venv/bin/python benches/report.py                 # run pytest-benchmark, then report
+    .venv/bin/python benches/report.py --json run.json # report on an existing JSON run
+    .venv/bin/python benches/report.py --save-json run.json  # run, and keep the JSON
+
+Exit status: 0 when the benchmarks ran (targets missed or not: this is a report), 1 when the
+benchmark run failed, 2 when an expected benchmark is missing from the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    group: str
+    ours: str  # extra_info["impl"] of the row measured as "ours"
+    peer: str  # extra_info["impl"] of the baseline
+    kind: str  # "speedup" (peer/ours >= value), "within" (ours <= value * peer), "info"
+    value: float = 0.0
+
+
+def _hpke_rows() -> list[Row]:
+    rows = []
+    for op in ("seal", "open"):
+        for size, shown in (("32B", "32 B"), ("1KiB", "1 KiB")):
+            group = f"hpke-{op}-{size}"
+            rows += [
+                Row(f"HPKE {op} {shown} vs pyhpke", group, "ours", "pyhpke", "speedup", 2.0),
+                Row(
+                    f"HPKE {op} {shown} vs cryptography hpke.Suite",
+                    group,
+                    "ours",
+                    "cryptography",
+                    "speedup",
+                    1.2,
+                ),
+                Row(
+                    f"HPKE {op} {shown}, profile AAD (aad=None) vs pyhpke same AAD",
+                    group,
+                    "ours-profile-aad",
+                    "pyhpke-profile-aad",
+                    "speedup",
+                    2.0,
+                ),
+            ]
+    return rows
+
+
+ROWS: list[Row] = [
+    *_hpke_rows(),
+    Row("ECDSA P-256 sign vs cryptography", "ecdsa-sign", "ours", "cryptography", "info"),
+    Row(
+        "ECDSA P-256 verify vs cryptography", "ecdsa-verify", "ours", "cryptography", "within", 1.15
+    ),
+    Row(
+        "Compressed key parse vs cryptography from_encoded_point",
+        "p256-parse-compressed",
+        "ours",
+        "cryptography",
+        "speedup",
+        3.0,
+    ),
+    Row("Compress public key vs cryptography", "p256-compress", "ours", "cryptography", "info"),
+    Row("base58check encode 81 B vs base58", "b58check-encode", "ours", "base58", "speedup", 20.0),
+    Row("base58check decode 81 B vs base58", "b58check-decode", "ours", "base58", "speedup", 20.0),
+]
+
+
+def _thread_rows(batch: int) -> list[Row]:
+    return [
+        Row(
+            f"ECDSA verify x{batch}: 2 threads vs 1 thread (ours)",
+            f"threads-ecdsa-verify-x{batch}",
+            "ours-2thread",
+            "ours-1thread",
+            "speedup",
+            1.7,
+        ),
+        Row(
+            f"HPKE open 32 B x{batch}: 2 threads vs 1 thread (ours)",
+            f"threads-hpke-open-32B-x{batch}",
+            "ours-2thread",
+            "ours-1thread",
+            "speedup",
+            1.7,
+        ),
+        Row(
+            f"ECDSA verify x{batch}: 2 threads vs 1 thread (cryptography)",
+            f"threads-ecdsa-verify-cryptography-x{batch}",
+            "cryptography-2thread",
+            "cryptography-1thread",
+            "info",
+        ),
+    ]
+
+
+def _fmt_time(seconds: float) -> str:
+    if seconds < 1e-6:
+        return f"{seconds * 1e9:.0f} ns"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.3f} s"
+
+
+def _fmt_target(row: Row) -> str:
+    if row.kind == "speedup":
+        return f">= {row.value:g}x"
+    if row.kind == "within":
+        return f"ours <= {row.value:g}x peer"
+    return "informational"
+
+
+def _met(row: Row, ours: float, peer: float) -> str:
+    if row.kind == "speedup":
+        return "yes" if peer / ours >= row.value else "**no**"
+    if row.kind == "within":
+        return "yes" if ours <= row.value * peer else "**no**"
+    return "-"
+
+
+def _cpu_model() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 0
+    return f"{model} ({count} logical CPUs available)"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _versions() -> str:
+    parts = [f"Python {platform.python_version()} ({platform.python_implementation()})"]
+    ewc_version = _version("embedded-wallet-crypto")
+    if ewc_version == "not installed":
+        try:
+            import embedded_wallet_crypto
+
+            ewc_version = embedded_wallet_crypto.__version__
+        except ImportError:
+            pass
+    parts.append(f"embedded-wallet-crypto {ewc_version}")
+    crypto = f"cryptography {_version('cryptography')}"
+    try:
+        from cryptography.hazmat.backends.openssl import backend
+
+        crypto += f" ({backend.openssl_version_text()})"
+    except Exception:  # version text is cosmetic only
+        pass
+    parts.append(crypto)
+    parts += [f"{d} {_version(d)}" for d in ("pyhpke", "base58", "pytest-benchmark")]
+    return ", ".join(parts)
+
+
+def run_benchmarks(json_path: Path) -> int:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "benches",
+        "-q",
+        "--benchmark-only",
+        f"--benchmark-json={json_path}",
+    ]
+    print("running:", " ".join(cmd), file=sys.stderr, flush=True)
+    # pytest's own output (progress and pytest-benchmark's table) goes to stderr, keeping
+    # stdout for the Markdown report.
+    proc = subprocess.run(cmd, cwd=REPO, stdout=sys.stderr, check=False)
+    if proc.returncode != 0 or not json_path.is_file():
+        print(f"benchmark run failed (pytest exit status {proc.returncode})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def report(data: dict[str, Any]) -> int:
+    by_key: dict[tuple[str, str], dict[str, Any]] = {}
+    batch = None
+    for bench in data.get("benchmarks", []):
+        impl = bench.get("extra_info", {}).get("impl")
+        if impl is not None:
+            by_key[(bench["group"], impl)] = bench
+        batch = bench.get("extra_info", {}).get("batch", batch)
+    rows = ROWS + _thread_rows(batch or 2000)
+
+    when = data.get("datetime", "unknown date")
+    print("### Results\n")
+    print(f"- Date: {when}")
+    print(f"- CPU: {_cpu_model()}")
+    print(f"- Versions: {_versions()}")
+    print(
+        "- Medians from one pytest-benchmark run; speed-up = peer median / ours median "
+        "(for thread rows: 1-thread batch median / 2-thread batch median)\n"
+    )
+    print("| operation | ours median | peer median | speed-up (peer/ours) | target | met? |")
+    print("|---|---:|---:|---:|---|---|")
+    missing = []
+    for row in rows:
+        ours = by_key.get((row.group, row.ours))
+        peer = by_key.get((row.group, row.peer))
+        if ours is None or peer is None:
+            missing += [
+                f"{row.group}/{i}" for i, b in ((row.ours, ours), (row.peer, peer)) if not b
+            ]
+            print(f"| {row.label} | n/a | n/a | n/a | {_fmt_target(row)} | missing |")
+            continue
+        o, p = ours["stats"]["median"], peer["stats"]["median"]
+        print(
+            f"| {row.label} | {_fmt_time(o)} | {_fmt_time(p)} | {p / o:.2f}x "
+            f"| {_fmt_target(row)} | {_met(row, o, p)} |"
+        )
+
+    thread_lines = []
+    for row in rows[len(ROWS) :]:
+        for impl in (row.peer, row.ours):
+            bench = by_key.get((row.group, impl))
+            if bench:
+                n = bench.get("extra_info", {}).get("batch", batch or 2000)
+                ops = n / bench["stats"]["median"]
+                thread_lines.append(f"{row.group} {impl}: {ops:,.0f} ops/s")
+    if thread_lines:
+        print("\nThroughput: " + "; ".join(thread_lines) + ".")
+
+    if missing:
+        print("\nmissing benchmarks: " + ", ".join(sorted(set(missing))), file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, help="report on this pytest-benchmark JSON")
+    parser.add_argument("--save-json", type=Path, help="keep the JSON of this run here")
+    args = parser.parse_args(argv)
+
+    if args.json is not None:
+        return report_file(args.json)
+    if args.save_json is not None:
+        json_path = args.save_json.resolve()
+        return run_benchmarks(json_path) or report_file(json_path)
+    with tempfile.TemporaryDirectory(prefix="ewc-bench-") as tmpdir:
+        json_path = Path(tmpdir) / "bench.json"
+        return run_benchmarks(json_path) or report_file(json_path)
+
+
+def report_file(json_path: Path) -> int:
+    try:
+        data = json.loads(json_path.read_text())
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {json_path}: {exc}", file=sys.stderr)
+        return 1
+    if not data.get("benchmarks"):
+        print(f"no benchmarks in {json_path}", file=sys.stderr)
+        return 1
+    return report(data)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The library's exceptions: one family per area, each with a stable ``code``.
+
+Every error a caller can see is a :class:`WalletCryptoError`. ``str(err)`` is the human reason;
+``err.code`` is a stable upper-case identifier safe to switch on; ``err.status`` is the HTTP status
+a server should answer with. Messages never contain secret material.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DecodeError",
+    "DecryptionError",
+    "EnvelopeError",
+    "InvalidKey",
+    "OidcError",
+    "OtpError",
+    "PasskeyError",
+    "SignedRetryError",
+    "StampError",
+    "WalletCryptoError",
+]
+
+
+class WalletCryptoError(Exception):
+    """Base of every error the library raises on bad input or a failed check."""
+
+    default_code = "WALLET_CRYPTO_ERROR"
+    default_status = 400
+
+    def __init__(self, reason: str, code: str | None = None, status: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code or self.default_code
+        self.status = status if status is not None else self.default_status
+
+    def __str__(self) -> str:
+        return self.reason
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, reason={self.reason!r})"
+
+
+class InvalidKey(WalletCryptoError):
+    """A key is malformed: bad length or prefix, off the curve, the identity, or out of range."""
+
+    default_code = "INVALID_KEY"
+
+
+class DecodeError(WalletCryptoError):
+    """An encoding is malformed: hex, base58, a checksum, DER, JSON or a length."""
+
+    default_code = "DECODE_ERROR"
+
+
+class DecryptionError(WalletCryptoError):
+    """A ciphertext did not authenticate. The reason is deliberately generic."""
+
+    default_code = "DECRYPTION_FAILED"
+
+
+class StampError(WalletCryptoError):
+    """A ``Service-Wallet-Signature`` stamp is missing, malformed or invalid."""
+
+    default_code = "WALLET_SIGNATURE_INVALID"
+    default_status = 401
+
+
+class EnvelopeError(WalletCryptoError):
+    """An export or OTP envelope failed a check (version, signer, signature, organization)."""
+
+    default_code = "ENVELOPE_INVALID"
+
+
+class PasskeyError(WalletCryptoError):
+    """A WebAuthn registration or assertion failed a check."""
+
+    default_code = "PASSKEY_INVALID"
+    default_status = 401
+
+
+class OidcError(WalletCryptoError):
+    """An OIDC ID token failed a check."""
+
+    default_code = "OIDC_TOKEN_INVALID"
+    default_status = 401
+
+
+class OtpError(WalletCryptoError):
+    """A one-time code failed, or too many attempts or re-issues were made."""
+
+    default_code = "OTP_INVALID"
+    default_status = 401
+
+
+class SignedRetryError(WalletCryptoError):
+    """A signed retry (requestId plus stamp) failed a rule of the two-step protocol."""
+
+    default_code = "SIGNED_RETRY_INVALID"
+    default_status = 401

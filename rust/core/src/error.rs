@@ -1,0 +1,152 @@
+//! One error type for the whole core, with stable codes (see `vectors/README.md`).
+//!
+//! Each error belongs to a family ([`ErrorKind`]) that the bindings map to one Python exception
+//! class, and carries a stable upper-case `code` and a one-sentence reason. Reasons never contain
+//! secret material: they are either static text or built from public lengths.
+
+use core::fmt;
+use std::borrow::Cow;
+
+/// The family of an error; the bindings map each to one Python exception class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A key is malformed or out of range (`InvalidKey`).
+    InvalidKey,
+    /// An encoding is malformed (`DecodeError`).
+    Decode,
+    /// A ciphertext did not authenticate (`DecryptionError`).
+    Decryption,
+    /// Anything else the caller asked for that cannot be done (`WalletCryptoError`).
+    Unsupported,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    code: &'static str,
+    reason: Cow<'static, str>,
+}
+
+impl Error {
+    fn new(kind: ErrorKind, code: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            kind,
+            code,
+            reason: reason.into(),
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The stable upper-case code, e.g. `INVALID_POINT`.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+
+    /// One human sentence saying what was wrong.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    pub(crate) fn key_encoding(what: &'static str) -> Self {
+        Self::new(
+            ErrorKind::InvalidKey,
+            "INVALID_KEY_ENCODING",
+            format!("{what} is not valid hex"),
+        )
+    }
+
+    pub(crate) fn key_length(what: &'static str, expected: &'static str, got: usize) -> Self {
+        Self::new(
+            ErrorKind::InvalidKey,
+            "INVALID_KEY_LENGTH",
+            format!("{what} must be {expected}, got {got} bytes"),
+        )
+    }
+
+    pub(crate) fn key_prefix(reason: &'static str) -> Self {
+        Self::new(ErrorKind::InvalidKey, "INVALID_KEY_PREFIX", reason)
+    }
+
+    pub(crate) fn invalid_point() -> Self {
+        Self::new(
+            ErrorKind::InvalidKey,
+            "INVALID_POINT",
+            "public key is not a valid P-256 point (coordinate out of range or not on the curve)",
+        )
+    }
+
+    pub(crate) fn private_key_range() -> Self {
+        Self::new(
+            ErrorKind::InvalidKey,
+            "INVALID_PRIVATE_KEY",
+            "private key must be an integer in [1, n-1] for P-256",
+        )
+    }
+
+    pub(crate) fn derive_key_pair() -> Self {
+        Self::new(
+            ErrorKind::InvalidKey,
+            "DERIVE_KEY_PAIR_FAILED",
+            "DeriveKeyPair found no valid scalar in 256 candidates",
+        )
+    }
+
+    pub(crate) fn base58(reason: &'static str) -> Self {
+        Self::new(ErrorKind::Decode, "INVALID_BASE58", reason)
+    }
+
+    pub(crate) fn checksum(reason: &'static str) -> Self {
+        Self::new(ErrorKind::Decode, "INVALID_CHECKSUM", reason)
+    }
+
+    pub(crate) fn signature_encoding(reason: &'static str) -> Self {
+        Self::new(ErrorKind::Decode, "INVALID_SIGNATURE_ENCODING", reason)
+    }
+
+    pub(crate) fn length(reason: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::Decode, "INVALID_LENGTH", reason)
+    }
+
+    pub(crate) fn unsupported(reason: &'static str) -> Self {
+        Self::new(ErrorKind::Unsupported, "UNSUPPORTED_ALGORITHM", reason)
+    }
+
+    pub(crate) fn message_limit() -> Self {
+        Self::new(
+            ErrorKind::Unsupported,
+            "MESSAGE_LIMIT_REACHED",
+            "the HPKE context's sequence number is exhausted",
+        )
+    }
+
+    /// The single error for any failure to open: nothing about which step failed leaks out.
+    pub(crate) fn decryption() -> Self {
+        Self::new(
+            ErrorKind::Decryption,
+            "DECRYPTION_FAILED",
+            "decryption failed: the ciphertext, enc, key, info or aad do not match",
+        )
+    }
+
+    /// A failure inside the backend that input validation should have made impossible.
+    pub(crate) fn internal() -> Self {
+        Self::new(
+            ErrorKind::Unsupported,
+            "INTERNAL_ERROR",
+            "the cryptographic backend reported an unexpected failure",
+        )
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.reason)
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = core::result::Result<T, Error>;

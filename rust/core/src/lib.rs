@@ -1,0 +1,17 @@
+//! embedded-wallet-crypto core: HPKE (RFC 9180), P-256 keys and ECDSA, base58check, on aws-lc-rs.
+//!
+//! Pure Rust with no Python in it: the PyO3 crate (`rust/python`) is a thin layer over this one,
+//! and Rust servers can use it directly. Every fallible function returns [`Error`], whose `code`
+//! is stable (see `vectors/README.md`).
+
+#![forbid(unsafe_code)]
+
+pub mod base58;
+pub mod der;
+pub mod error;
+pub mod hpke;
+pub mod p256;
+pub mod primitives;
+
+pub use error::{Error, ErrorKind, Result};
+pub use p256::{KeyPair, PublicKey};

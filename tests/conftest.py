@@ -1,0 +1,50 @@
+"""Shared test helpers: where the upstream vectors are, and how their absence is reported."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+VECTORS_DIR = REPO / "vectors"
+
+
+def upstream_dir() -> Path:
+    """``$EWC_UPSTREAM_VECTORS`` or ``../shared/upstream-vectors`` next to the checkout."""
+    override = os.environ.get("EWC_UPSTREAM_VECTORS")
+    return Path(override) if override else REPO.parent / "shared" / "upstream-vectors"
+
+
+def upstream_file(relative: str) -> Path:
+    """The path of one upstream vector file; skips visibly when absent, fails under CI."""
+    path = upstream_dir() / relative
+    if not path.is_file():
+        message = f"upstream vector file {relative} not found under {upstream_dir()}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true: upstream vectors are required)")
+        pytest.skip(message + " (set EWC_UPSTREAM_VECTORS)")
+    return path
+
+
+def load_upstream_json(relative: str) -> Any:
+    return json.loads(upstream_file(relative).read_text())
+
+
+_COUNTS: list[str] = []
+
+
+def report_counts(name: str, **counts: int) -> None:
+    """Record the counts a test ran; they are printed in the run's closing summary."""
+    detail = ", ".join(f"{key}={value}" for key, value in counts.items())
+    _COUNTS.append(f"{name}: {detail}")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _COUNTS:
+        terminalreporter.section("vector counts")
+        for line in _COUNTS:
+            terminalreporter.write_line(line)
