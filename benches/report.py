@@ -70,12 +70,19 @@ ROWS: list[Row] = [
         "ECDSA P-256 verify vs cryptography", "ecdsa-verify", "ours", "cryptography", "within", 1.15
     ),
     Row(
-        "Compressed key parse vs cryptography from_encoded_point",
+        "Compressed key parse (8192 distinct keys) vs cryptography from_encoded_point",
         "p256-parse-compressed",
         "ours",
         "cryptography",
         "speedup",
         3.0,
+    ),
+    Row(
+        "Compressed key parse, one key repeated (any cache hot)",
+        "p256-parse-compressed-same-key",
+        "ours",
+        "cryptography",
+        "info",
     ),
     Row("Compress public key vs cryptography", "p256-compress", "ours", "cryptography", "info"),
     Row("base58check encode 81 B vs base58", "b58check-encode", "ours", "base58", "speedup", 20.0),
@@ -153,6 +160,13 @@ def _cpu_model() -> str:
     return f"{model} ({count} logical CPUs available)"
 
 
+def _load() -> str | None:
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return None
+
+
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
@@ -203,7 +217,7 @@ def run_benchmarks(json_path: Path) -> int:
     return 0
 
 
-def report(data: dict[str, Any]) -> int:
+def report(data: dict[str, Any], load: str | None = None) -> int:
     by_key: dict[tuple[str, str], dict[str, Any]] = {}
     batch = None
     for bench in data.get("benchmarks", []):
@@ -217,6 +231,8 @@ def report(data: dict[str, Any]) -> int:
     print("### Results\n")
     print(f"- Date: {when}")
     print(f"- CPU: {_cpu_model()}")
+    if load is not None:
+        print(f"- Load average (1/5/15 min) just before the run: {load}")
     print(f"- Versions: {_versions()}")
     print(
         "- Medians from one pytest-benchmark run; speed-up = peer median / ours median "
@@ -267,13 +283,15 @@ def main(argv: list[str] | None = None) -> int:
         return report_file(args.json)
     if args.save_json is not None:
         json_path = args.save_json.resolve()
-        return run_benchmarks(json_path) or report_file(json_path)
+        load = _load()
+        return run_benchmarks(json_path) or report_file(json_path, load)
     with tempfile.TemporaryDirectory(prefix="ewc-bench-") as tmpdir:
         json_path = Path(tmpdir) / "bench.json"
-        return run_benchmarks(json_path) or report_file(json_path)
+        load = _load()
+        return run_benchmarks(json_path) or report_file(json_path, load)
 
 
-def report_file(json_path: Path) -> int:
+def report_file(json_path: Path, load: str | None = None) -> int:
     try:
         data = json.loads(json_path.read_text())
     except (OSError, ValueError) as exc:
@@ -282,7 +300,7 @@ def report_file(json_path: Path) -> int:
     if not data.get("benchmarks"):
         print(f"no benchmarks in {json_path}", file=sys.stderr)
         return 1
-    return report(data)
+    return report(data, load)
 
 
 if __name__ == "__main__":

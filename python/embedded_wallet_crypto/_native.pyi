@@ -1,10 +1,41 @@
 """Stubs for the Rust extension (rust/python). Thin conversions over rust/core."""
 
+from typing import NoReturn, final
+
 from typing_extensions import Buffer
-from typing import final
 
 _Bytes = Buffer
 _Key = str | Buffer
+
+__all__ = [
+    "AEAD_AES_128_GCM",
+    "AEAD_AES_256_GCM",
+    "KDF_HKDF_SHA256",
+    "KEM_DHKEM_P256_HKDF_SHA256",
+    "HpkeContext",
+    "KeyPair",
+    "__version__",
+    "aes_gcm_open",
+    "aes_gcm_seal",
+    "b58check_decode",
+    "b58check_encode",
+    "b58decode",
+    "b58encode",
+    "compress_public_key",
+    "ecdh_for_tests",
+    "hkdf_expand",
+    "hkdf_extract",
+    "hpke_derive_key_pair",
+    "hpke_open",
+    "hpke_seal",
+    "hpke_seal_deterministic_for_tests",
+    "hpke_setup_receiver",
+    "hpke_setup_sender",
+    "parse_public_key",
+    "sha256",
+    "verify_signature",
+    "verify_signature_p1363",
+]
 
 __version__: str
 
@@ -25,7 +56,8 @@ class KeyPair:
     def public_key_hex(self, compressed: bool = False) -> str: ...
     def private_key_bytes(self) -> bytes: ...
     def sign(self, message: _Bytes) -> bytes: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __reduce__(self) -> NoReturn: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -42,28 +74,28 @@ def verify_signature(public_key: _Key, message: _Bytes, signature_der: _Bytes) -
 def verify_signature_p1363(public_key: _Key, message: _Bytes, signature: _Bytes) -> bool: ...
 def ecdh_for_tests(private_key: _Bytes, peer_public_key: _Key) -> bytes: ...
 def hpke_seal(
-    recipient_public_key: _Key, plaintext: _Bytes, info: _Bytes, aad: _Bytes | None
+    recipient_public_key: _Key, plaintext: _Bytes, info: _Bytes, aad: _Bytes | None = None
 ) -> tuple[bytes, bytes]: ...
 def hpke_seal_deterministic_for_tests(
     recipient_public_key: _Key,
     plaintext: _Bytes,
     ephemeral_key: KeyPair,
     info: _Bytes,
-    aad: _Bytes | None,
+    aad: _Bytes | None = None,
 ) -> tuple[bytes, bytes]: ...
 def hpke_open(
     recipient_key: KeyPair | _Bytes,
     enc: _Key,
     ciphertext: _Bytes,
     info: _Bytes,
-    aad: _Bytes | None,
+    aad: _Bytes | None = None,
 ) -> bytes: ...
 def hpke_derive_key_pair(ikm: _Bytes) -> KeyPair: ...
 def hpke_setup_sender(
     recipient_public_key: _Key,
     info: _Bytes,
     aead_id: int,
-    ephemeral_key: KeyPair | None,
+    ephemeral_key: KeyPair | None = None,
 ) -> tuple[bytes, HpkeContext]: ...
 def hpke_setup_receiver(
     recipient_key: KeyPair | _Bytes, enc: _Key, info: _Bytes, aead_id: int

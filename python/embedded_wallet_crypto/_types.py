@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
-    from typing_extensions import Buffer, TypeAlias
+    from typing_extensions import Buffer
 
     BytesLike: TypeAlias = Buffer
-    KeyLike: TypeAlias = Union[str, Buffer]
+    KeyLike: TypeAlias = str | Buffer
 else:
-    BytesLike = Union[bytes, bytearray, memoryview]
-    KeyLike = Union[str, bytes, bytearray, memoryview]
+    BytesLike = bytes | bytearray | memoryview
+    KeyLike = str | bytes | bytearray | memoryview

@@ -59,7 +59,7 @@ def seal(
     return _native.hpke_seal(recipient_public_key, plaintext, info, aad)
 
 
-def open(  # noqa: A001 - the RFC's own name for the operation
+def open(
     recipient_key: KeyPair | BytesLike,
     enc: KeyLike,
     ciphertext: BytesLike,

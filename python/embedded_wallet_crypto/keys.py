@@ -15,7 +15,7 @@ KeyPair = _native.KeyPair
 
 
 def parse_public_key(key: KeyLike) -> bytes:
-    """Validate a SEC1 public key (hex or bytes, compressed or not) and return 65 uncompressed bytes.
+    """Validate a SEC1 public key (hex or bytes, compressed or not); return 65 uncompressed bytes.
 
     Raises:
         InvalidKey: wrong length or prefix, a coordinate >= p, off the curve, or the identity.

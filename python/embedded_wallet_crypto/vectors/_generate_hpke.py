@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from . import _reference as ref
 from ._common import Case, case, flip_bit, ikm, key, stream, vector_file
@@ -19,6 +19,11 @@ DESCRIPTION = (
 RFC9180_A31_IKM_R = bytes.fromhex(
     "668b37171f1072f3cf12ea8a236a45df23fc13b82af3609ad1e354f6ef817550"
 )
+
+
+class _Sealed(TypedDict):
+    enc: bytes
+    ciphertext: bytes
 
 
 def _hex_or_null(value: bytes | None) -> str | None:
@@ -71,7 +76,11 @@ def _seal(
         "plaintext": plaintext.hex(),
     }
     expected = {"enc": enc.hex(), "ciphertext": ciphertext.hex()}
-    return case(case_id, "hpke_seal_open", inputs, expected=expected, comment=comment), enc, ciphertext
+    return (
+        case(case_id, "hpke_seal_open", inputs, expected=expected, comment=comment),
+        enc,
+        ciphertext,
+    )
 
 
 def _seal_cases() -> list[Case]:
@@ -125,8 +134,9 @@ def _seal_cases() -> list[Case]:
     for case_id, plaintext, info, aad, comment in specs:
         # The equals-profile case reuses the 81-byte case's ephemeral key: same outputs.
         ephemeral = "hpke-seal-profile-81-bytes" if case_id.endswith("equals-profile") else None
-        built, _, _ = _seal(case_id, plaintext, info=info, aad=aad, comment=comment,
-                            ephemeral=ephemeral)
+        built, _, _ = _seal(
+            case_id, plaintext, info=info, aad=aad, comment=comment, ephemeral=ephemeral
+        )
         cases.append(built)
     return cases
 
@@ -142,6 +152,7 @@ def _open_case(
     aad: bytes | None = None,
     plaintext: bytes | None = None,
 ) -> Case:
+    """An hpke_open case; without ``plaintext`` it must fail with DECRYPTION_FAILED."""
     inputs: dict[str, Any] = {
         "recipient_private_key": key(recipient)[0].hex(),
         "enc": enc.hex(),
@@ -188,90 +199,141 @@ def _invalid_enc_points(enc: bytes) -> list[tuple[str, bytes, str]]:
     ]
 
 
+def _tampered(enc: bytes, ciphertext: bytes) -> list[tuple[str, bytes, bytes, str]]:
+    """(id suffix, enc, ciphertext, comment): the profile message with enc or bytes changed."""
+    x, y = ref.coordinates(enc)
+    compressed = ref.compress(enc)
+    flipped_x = flip_bit(enc, 1, 0)
+    on_curve = "still on" if ref.is_on_curve(*ref.coordinates(flipped_x)) else "now off"
+    other_public = ref.public_key_bytes(key("other")[0])
+    ct = ciphertext
+    return [
+        ("enc-bit-flip-x", flipped_x, ct, f"lowest bit of x's first byte: {on_curve} the curve"),
+        ("enc-bit-flip-y", flip_bit(enc, -1), ct, "lowest bit of y flipped: off the curve"),
+        (
+            "enc-negated",
+            ref.uncompressed(x, ref.P - y),
+            ct,
+            "(x, p - y): a valid point, same DH x-coordinate, another KEM context",
+        ),
+        (
+            "enc-compressed-wrong-parity",
+            bytes([compressed[0] ^ 1]) + compressed[1:],
+            ct,
+            "compressed enc with 02/03 swapped: the negated point",
+        ),
+        ("enc-other-valid-point", other_public, ct, "another valid public key as enc"),
+        ("ciphertext-bit-flip", enc, flip_bit(ct, 0), "first ciphertext byte flipped"),
+        ("ciphertext-last-body-byte", enc, flip_bit(ct, -17, 7), "last byte before the tag"),
+        ("tag-bit-flip-last", enc, flip_bit(ct, -1), "last tag byte flipped"),
+        ("tag-bit-flip-first", enc, flip_bit(ct, -16, 7), "first tag byte flipped"),
+        ("truncated-below-tag", enc, ct[:15], "15 bytes: shorter than the 16-byte tag"),
+        ("truncated-tag-minus-one", enc, ct[:-1], "the last tag byte cut off"),
+        ("tag-only", enc, ct[-16:], "the body removed, only the 16-byte tag left"),
+        ("empty-ciphertext", enc, b"", "empty ciphertext"),
+        ("ciphertext-extended", enc, ct + b"\x00", "one byte appended"),
+    ] + [
+        (f"enc-{suffix}", bad_enc, ct, f"invalid enc: {comment}")
+        for suffix, bad_enc, comment in _invalid_enc_points(enc)
+    ]
+
+
 def _open_cases() -> list[Case]:
     session_key, _ = key("session-key")
     _, recipient_public = key("recipient")
     _, enc, ciphertext = _seal("hpke-open-base", session_key, info=PROFILE_INFO, aad=None)
     aad = stream("aad-open", 16)
-    _, enc_aad, ciphertext_aad = _seal("hpke-open-base-aad", b"explicit aad",
-                                       info=PROFILE_INFO, aad=aad)
-    _, enc_empty, ciphertext_empty = _seal("hpke-open-base-empty", b"", info=PROFILE_INFO,
-                                           aad=None)
-    x, y = ref.coordinates(enc)
-    compressed = ref.compress(enc)
-    flipped_x = flip_bit(enc, 1, 0)
-    fx, fy = ref.coordinates(flipped_x)
-    on_curve = "still on the curve" if ref.is_on_curve(fx, fy) else "now off the curve"
-    other_public = ref.public_key_bytes(key("other")[0])
-    good = {"enc": enc, "ciphertext": ciphertext}
+    _, enc_aad, ct_aad = _seal("hpke-open-base-aad", b"explicit aad", info=PROFILE_INFO, aad=aad)
+    _, enc_empty, ct_empty = _seal("hpke-open-base-empty", b"", info=PROFILE_INFO, aad=None)
+    profile = _Sealed(enc=enc, ciphertext=ciphertext)
+    explicit = _Sealed(enc=enc_aad, ciphertext=ct_aad)
     cases = [
-        _open_case("hpke-open-profile", **good, plaintext=session_key,
-                   comment="the profile seal of a session-key-like scalar"),
-        _open_case("hpke-open-compressed-enc", enc=compressed, ciphertext=ciphertext,
-                   plaintext=session_key,
-                   comment="enc given as 33-byte compressed SEC1; the profile aad and the KEM "
-                   "context still use the 65-byte form (FORMATS.md section 3)"),
-        _open_case("hpke-open-explicit-aad", enc=enc_aad, ciphertext=ciphertext_aad, aad=aad,
-                   plaintext=b"explicit aad", comment="sealed with an explicit 16-byte aad"),
-        _open_case("hpke-open-empty-plaintext", enc=enc_empty, ciphertext=ciphertext_empty,
-                   plaintext=b"", comment="a 16-byte ciphertext: the tag of an empty message"),
-        _open_case("hpke-open-enc-bit-flip-x", enc=flipped_x, ciphertext=ciphertext,
-                   comment=f"lowest bit of the first x byte flipped: {on_curve}"),
-        _open_case("hpke-open-enc-bit-flip-y", enc=flip_bit(enc, -1), ciphertext=ciphertext,
-                   comment="lowest bit of y flipped: off the curve"),
-        _open_case("hpke-open-enc-negated", enc=ref.uncompressed(x, ref.P - y),
-                   ciphertext=ciphertext,
-                   comment="(x, p - y): a valid point with the same DH x-coordinate but "
-                   "another KEM context"),
-        _open_case("hpke-open-enc-compressed-wrong-parity",
-                   enc=bytes([compressed[0] ^ 1]) + compressed[1:], ciphertext=ciphertext,
-                   comment="compressed enc with 02/03 swapped: the negated point"),
-        _open_case("hpke-open-enc-other-valid-point", enc=other_public, ciphertext=ciphertext,
-                   comment="another valid public key as enc"),
-        _open_case("hpke-open-ciphertext-bit-flip", enc=enc,
-                   ciphertext=flip_bit(ciphertext, 0), comment="first ciphertext byte flipped"),
-        _open_case("hpke-open-ciphertext-last-body-byte", enc=enc,
-                   ciphertext=flip_bit(ciphertext, -17, 7),
-                   comment="last byte before the tag flipped"),
-        _open_case("hpke-open-tag-bit-flip-last", enc=enc, ciphertext=flip_bit(ciphertext, -1),
-                   comment="last tag byte flipped"),
-        _open_case("hpke-open-tag-bit-flip-first", enc=enc,
-                   ciphertext=flip_bit(ciphertext, -16, 7), comment="first tag byte flipped"),
-        _open_case("hpke-open-aad-profile-opened-with-empty", **good, aad=b"",
-                   comment="sealed with the profile aad, opened with explicit empty aad"),
-        _open_case("hpke-open-aad-profile-opened-with-other", **good,
-                   aad=stream("aad-other", 16),
-                   comment="sealed with the profile aad, opened with another explicit aad"),
-        _open_case("hpke-open-aad-profile-opened-with-recipient-only", **good,
-                   aad=recipient_public,
-                   comment="sealed with the profile aad, opened with only the recipient key"),
-        _open_case("hpke-open-aad-explicit-opened-with-profile", enc=enc_aad,
-                   ciphertext=ciphertext_aad,
-                   comment="sealed with an explicit aad, opened with the profile aad (null)"),
-        _open_case("hpke-open-aad-explicit-tampered", enc=enc_aad, ciphertext=ciphertext_aad,
-                   aad=flip_bit(aad, 0), comment="explicit aad with one bit flipped"),
-        _open_case("hpke-open-info-tampered", **good, info=b"turnkey_hpkf",
-                   comment="info 'turnkey_hpkf' instead of 'turnkey_hpke'"),
-        _open_case("hpke-open-info-empty", **good, info=b"", comment="empty info"),
-        _open_case("hpke-open-wrong-recipient", **good, recipient="other",
-                   comment="opened with another private key"),
-        _open_case("hpke-open-truncated-below-tag", enc=enc, ciphertext=ciphertext[:15],
-                   comment="15 bytes: shorter than the 16-byte tag"),
-        _open_case("hpke-open-truncated-tag-minus-one", enc=enc, ciphertext=ciphertext[:-1],
-                   comment="the last tag byte cut off"),
-        _open_case("hpke-open-tag-only", enc=enc, ciphertext=ciphertext[-16:],
-                   comment="the body removed, only the 16-byte tag left"),
-        _open_case("hpke-open-empty-ciphertext", enc=enc, ciphertext=b"",
-                   comment="empty ciphertext"),
-        _open_case("hpke-open-empty-plaintext-truncated", enc=enc_empty,
-                   ciphertext=ciphertext_empty[:-1],
-                   comment="the 16-byte tag of an empty message cut by one byte"),
-        _open_case("hpke-open-ciphertext-extended", enc=enc, ciphertext=ciphertext + b"\x00",
-                   comment="one byte appended"),
+        _open_case(
+            "hpke-open-profile",
+            **profile,
+            plaintext=session_key,
+            comment="the profile seal of a session-key-like scalar",
+        ),
+        _open_case(
+            "hpke-open-compressed-enc",
+            enc=ref.compress(enc),
+            ciphertext=ciphertext,
+            plaintext=session_key,
+            comment="enc given as 33-byte compressed SEC1; the profile aad and the KEM "
+            "context still use the 65-byte form (FORMATS.md section 3)",
+        ),
+        _open_case(
+            "hpke-open-explicit-aad",
+            **explicit,
+            aad=aad,
+            plaintext=b"explicit aad",
+            comment="sealed with an explicit 16-byte aad",
+        ),
+        _open_case(
+            "hpke-open-empty-plaintext",
+            enc=enc_empty,
+            ciphertext=ct_empty,
+            plaintext=b"",
+            comment="a 16-byte ciphertext: the tag of an empty message",
+        ),
     ]
-    for suffix, bad_enc, comment in _invalid_enc_points(enc):
-        cases.append(_open_case(f"hpke-open-enc-{suffix}", enc=bad_enc, ciphertext=ciphertext,
-                                comment=f"invalid enc: {comment}"))
+    for suffix, bad_enc, bad_ciphertext, comment in _tampered(enc, ciphertext):
+        cases.append(
+            _open_case(
+                f"hpke-open-{suffix}", enc=bad_enc, ciphertext=bad_ciphertext, comment=comment
+            )
+        )
+    profile_aad = "sealed with the profile aad, opened with"
+    cases += [
+        _open_case(
+            "hpke-open-empty-plaintext-truncated",
+            enc=enc_empty,
+            ciphertext=ct_empty[:-1],
+            comment="the 16-byte tag of an empty message cut by one byte",
+        ),
+        _open_case(
+            "hpke-open-aad-profile-opened-with-empty",
+            **profile,
+            aad=b"",
+            comment=f"{profile_aad} explicit empty aad",
+        ),
+        _open_case(
+            "hpke-open-aad-profile-opened-with-other",
+            **profile,
+            aad=stream("aad-other", 16),
+            comment=f"{profile_aad} another explicit aad",
+        ),
+        _open_case(
+            "hpke-open-aad-profile-opened-with-recipient-only",
+            **profile,
+            aad=recipient_public,
+            comment=f"{profile_aad} only the recipient key",
+        ),
+        _open_case(
+            "hpke-open-aad-explicit-opened-with-profile",
+            **explicit,
+            comment="sealed with an explicit aad, opened with the profile aad (null)",
+        ),
+        _open_case(
+            "hpke-open-aad-explicit-tampered",
+            **explicit,
+            aad=flip_bit(aad, 0),
+            comment="explicit aad with one bit flipped",
+        ),
+        _open_case(
+            "hpke-open-info-tampered",
+            **profile,
+            info=b"turnkey_hpkf",
+            comment="info 'turnkey_hpkf' instead of 'turnkey_hpke'",
+        ),
+        _open_case("hpke-open-info-empty", **profile, info=b"", comment="empty info"),
+        _open_case(
+            "hpke-open-wrong-recipient",
+            **profile,
+            recipient="other",
+            comment="opened with another private key",
+        ),
+    ]
     return cases
 
 

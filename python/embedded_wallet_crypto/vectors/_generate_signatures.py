@@ -36,8 +36,11 @@ def _verify_case(
     verified: bool | None = None,
     error: str | None = None,
 ) -> Case:
-    inputs = {"public_key": public_key.hex(), "message": message.hex(),
-              "signature": signature.hex()}
+    inputs = {
+        "public_key": public_key.hex(),
+        "message": message.hex(),
+        "signature": signature.hex(),
+    }
     expected = None if verified is None else {"verified": verified}
     return case(case_id, "ecdsa_verify", inputs, expected=expected, error=error, comment=comment)
 
@@ -71,12 +74,27 @@ def _valid_cases() -> list[Case]:
         for form, s_value in (("low", low), ("high", ref.N - low)):
             origin = "the RFC 6979 signature" if form == signed else "its twin s' = n - s"
             comment = f"{form}-S: {origin} over message '{name}'"
-            cases.append(_verify_case(f"sig-{name}-{form}-s", public, message,
-                                      ref.der_signature(r, s_value), comment, verified=True))
+            cases.append(
+                _verify_case(
+                    f"sig-{name}-{form}-s",
+                    public,
+                    message,
+                    ref.der_signature(r, s_value),
+                    comment,
+                    verified=True,
+                )
+            )
             if name in ("hello", "payload"):
-                cases.append(_verify_case(f"sig-{name}-{form}-s-compressed-key", compressed,
-                                          message, ref.der_signature(r, s_value),
-                                          comment + ", compressed key", verified=True))
+                cases.append(
+                    _verify_case(
+                        f"sig-{name}-{form}-s-compressed-key",
+                        compressed,
+                        message,
+                        ref.der_signature(r, s_value),
+                        comment + ", compressed key",
+                        verified=True,
+                    )
+                )
     return cases
 
 
@@ -89,16 +107,26 @@ def _wrong_cases() -> list[Case]:
     specs = [
         ("sig-wrong-message", public, b"hellp", ref.der_signature(r, s), "another message"),
         ("sig-wrong-key", other_public, message, ref.der_signature(r, s), "another public key"),
-        ("sig-wrong-key-compressed", ref.compress(other_public), message,
-         ref.der_signature(r, s), "another public key, compressed"),
+        (
+            "sig-wrong-key-compressed",
+            ref.compress(other_public),
+            message,
+            ref.der_signature(r, s),
+            "another public key, compressed",
+        ),
         ("sig-s-bit-flip", public, message, ref.der_signature(r, s ^ 1), "lowest bit of s"),
         ("sig-r-zero", public, message, ref.der_signature(0, s), "r = 0"),
         ("sig-s-zero", public, message, ref.der_signature(r, 0), "s = 0"),
         ("sig-r-n", public, message, ref.der_signature(n, s), "r = n"),
         ("sig-s-n", public, message, ref.der_signature(r, n), "s = n"),
         ("sig-r-s-zero", public, message, ref.der_signature(0, 0), "r = s = 0"),
-        ("sig-r-plus-n", public, message, ref.der_signature(r + n, s),
-         "r + n: the same residue, out of range (33-byte INTEGER)"),
+        (
+            "sig-r-plus-n",
+            public,
+            message,
+            ref.der_signature(r + n, s),
+            "r + n: the same residue, out of range (33-byte INTEGER)",
+        ),
     ]
     return [_verify_case(i, k, m, sig, c, verified=False) for i, k, m, sig, c in specs]
 
@@ -121,39 +149,71 @@ def _encoding_cases() -> list[Case]:
     r_content, s_content = _int_content(r), _int_content(s)
     body = _tlv(0x02, r_content) + _tlv(0x02, s_content)
     specs = [
-        ("sig-der-ber-long-form-length", _tlv(0x30, body, long_form=True),
-         "SEQUENCE length in long form (30 81 ..)"),
-        ("sig-der-integer-long-form-length",
-         _tlv(0x30, _tlv(0x02, r_content, long_form=True) + _tlv(0x02, s_content)),
-         "INTEGER length in long form (02 81 ..)"),
-        ("sig-der-non-minimal-integer", _signature_from_parts(b"\x00" + r_content, s_content),
-         "r with an extra leading 00"),
-        ("sig-der-negative-integer", _signature_from_parts(r_content[1:], s_content),
-         "r with its top bit set and no 00 pad: a negative INTEGER"),
-        ("sig-der-empty-integer", _signature_from_parts(b"", s_content),
-         "a zero-length INTEGER for r"),
+        (
+            "sig-der-ber-long-form-length",
+            _tlv(0x30, body, long_form=True),
+            "SEQUENCE length in long form (30 81 ..)",
+        ),
+        (
+            "sig-der-integer-long-form-length",
+            _tlv(0x30, _tlv(0x02, r_content, long_form=True) + _tlv(0x02, s_content)),
+            "INTEGER length in long form (02 81 ..)",
+        ),
+        (
+            "sig-der-non-minimal-integer",
+            _signature_from_parts(b"\x00" + r_content, s_content),
+            "r with an extra leading 00",
+        ),
+        (
+            "sig-der-negative-integer",
+            _signature_from_parts(r_content[1:], s_content),
+            "r with its top bit set and no 00 pad: a negative INTEGER",
+        ),
+        (
+            "sig-der-empty-integer",
+            _signature_from_parts(b"", s_content),
+            "a zero-length INTEGER for r",
+        ),
         ("sig-der-trailing-byte", good + b"\x00", "one byte after the SEQUENCE"),
         ("sig-der-trailing-sequence", good + good, "two signatures back to back"),
         ("sig-der-wrong-outer-tag", b"\x31" + good[1:], "SET (31) instead of SEQUENCE (30)"),
-        ("sig-der-wrong-integer-tag", _tlv(0x30, _tlv(0x03, r_content) + _tlv(0x02, s_content)),
-         "BIT STRING (03) instead of INTEGER for r"),
-        ("sig-der-sequence-length-too-long", good[:1] + bytes([good[1] + 1]) + good[2:],
-         "SEQUENCE length one more than the content"),
-        ("sig-der-sequence-length-too-short", good[:1] + bytes([good[1] - 1]) + good[2:],
-         "SEQUENCE length one less than the content"),
-        ("sig-der-extra-integer", _tlv(0x30, body + _tlv(0x02, b"\x01")),
-         "a third INTEGER inside the SEQUENCE"),
+        (
+            "sig-der-wrong-integer-tag",
+            _tlv(0x30, _tlv(0x03, r_content) + _tlv(0x02, s_content)),
+            "BIT STRING (03) instead of INTEGER for r",
+        ),
+        (
+            "sig-der-sequence-length-too-long",
+            good[:1] + bytes([good[1] + 1]) + good[2:],
+            "SEQUENCE length one more than the content",
+        ),
+        (
+            "sig-der-sequence-length-too-short",
+            good[:1] + bytes([good[1] - 1]) + good[2:],
+            "SEQUENCE length one less than the content",
+        ),
+        (
+            "sig-der-extra-integer",
+            _tlv(0x30, body + _tlv(0x02, b"\x01")),
+            "a third INTEGER inside the SEQUENCE",
+        ),
         ("sig-der-missing-s", _tlv(0x30, _tlv(0x02, r_content)), "only r"),
-        ("sig-der-indefinite-length", b"\x30\x80" + body + b"\x00\x00",
-         "BER indefinite length"),
+        ("sig-der-indefinite-length", b"\x30\x80" + body + b"\x00\x00", "BER indefinite length"),
         ("sig-der-truncated", good[:-1], "the last byte cut off"),
         ("sig-der-empty", b"", "no bytes"),
         ("sig-der-p1363", ref.int32(r) + ref.int32(s), "raw r || s (P1363), not DER"),
     ]
     cases = [_verify_case(i, public, message, sig, c, error=ENCODING) for i, sig, c in specs]
-    cases.append(_verify_case("sig-der-reference", public, message, good,
-                              "the strict-DER signature the malformed cases are built from",
-                              verified=True))
+    cases.append(
+        _verify_case(
+            "sig-der-reference",
+            public,
+            message,
+            good,
+            "the strict-DER signature the malformed cases are built from",
+            verified=True,
+        )
+    )
     return cases
 
 
@@ -162,10 +222,22 @@ def _bad_key_cases() -> list[Case]:
     r, s = ref.sign_deterministic(signer, b"hello")
     x, y = ref.coordinates(public)
     return [
-        _verify_case("sig-key-off-curve", ref.uncompressed(x, (y + 1) % ref.P), b"hello",
-                     ref.der_signature(r, s), "public key off the curve", error="INVALID_POINT"),
-        _verify_case("sig-key-bad-length", public[:64], b"hello", ref.der_signature(r, s),
-                     "64-byte public key", error="INVALID_KEY_LENGTH"),
+        _verify_case(
+            "sig-key-off-curve",
+            ref.uncompressed(x, (y + 1) % ref.P),
+            b"hello",
+            ref.der_signature(r, s),
+            "public key off the curve",
+            error="INVALID_POINT",
+        ),
+        _verify_case(
+            "sig-key-bad-length",
+            public[:64],
+            b"hello",
+            ref.der_signature(r, s),
+            "64-byte public key",
+            error="INVALID_KEY_LENGTH",
+        ),
     ]
 
 

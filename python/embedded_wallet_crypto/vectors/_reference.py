@@ -205,9 +205,7 @@ def hpke_seal(
     """Single-shot SealBase with a fixed ephemeral key; ``aad=None`` is the wallet profile's
     ``enc || recipient public key`` (FORMATS.md section 1). Returns (enc, ciphertext)."""
     ephemeral = private_key(ephemeral_private_key)
-    recipient = ec.EllipticCurvePublicKey.from_encoded_point(
-        ec.SECP256R1(), recipient_public_key
-    )
+    recipient = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), recipient_public_key)
     enc = public_key_bytes(ephemeral_private_key)
     dh = ephemeral.exchange(ec.ECDH(), recipient)
     shared_secret = _extract_and_expand(dh, enc + recipient_public_key)
@@ -230,6 +228,21 @@ def b58encode(data: bytes) -> str:
     return "1" * leading_zeros + digits
 
 
+def _checksum(payload: bytes) -> bytes:
+    return hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
+
+
 def b58check_encode(payload: bytes) -> str:
-    checksum = hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
-    return b58encode(payload + checksum)
+    return b58encode(payload + _checksum(payload))
+
+
+def b58check_is_valid(text: str) -> bool:
+    """True when ``text`` is base58 whose last 4 decoded bytes are the payload's checksum."""
+    if any(char not in BASE58_ALPHABET for char in text):
+        return False
+    number = 0
+    for char in text:
+        number = number * 58 + BASE58_ALPHABET.index(char)
+    leading_zeros = len(text) - len(text.lstrip("1"))
+    data = b"\x00" * leading_zeros + (number.to_bytes((number.bit_length() + 7) // 8, "big"))
+    return len(data) >= 4 and _checksum(data[:-4]) == data[-4:]

@@ -2,8 +2,8 @@
 //!
 //! Only the distinguished encoding is accepted: short-form lengths (a P-256 signature is at most
 //! 72 bytes, so a long form is never minimal), minimal positive integers, no trailing bytes.
-//! Whether r and s are in [1, n-1] is left to the verifier, so such a signature is well-formed
-//! but does not verify.
+//! Whether r and s are in [1, n-1] is left to the verifier: an out-of-range value (zero, n, or
+//! wider than 256 bits) is well-formed but does not verify.
 
 use crate::error::{Error, Result};
 
@@ -102,15 +102,11 @@ fn read_integer(input: &[u8]) -> Result<(&[u8], &[u8])> {
             "signature INTEGER has a non-minimal leading zero",
         )),
         _ => {
+            // A value above n is well-formed DER; the verifier rejects it as out of range.
             let magnitude = value
                 .strip_prefix(&[0])
                 .filter(|m| !m.is_empty())
                 .unwrap_or(value);
-            if magnitude.len() > SCALAR_LEN {
-                return Err(Error::signature_encoding(
-                    "signature INTEGER is larger than 256 bits",
-                ));
-            }
             Ok((magnitude, rest))
         }
     }

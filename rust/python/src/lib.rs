@@ -208,6 +208,13 @@ impl PyKeyPair {
         )
     }
 
+    /// Refuses pickling under every protocol: the scalar leaves only through `private_key_bytes`.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "KeyPair cannot be pickled; export the scalar explicitly with private_key_bytes()",
+        ))
+    }
+
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyKeyPair>()

@@ -1,0 +1,57 @@
+"""The project's known-answer vectors (vectors/README.md, schema ``ewc-vectors/1``).
+
+``generate(directory)`` writes hpke.json, keys.json, signatures.json and base58check.json, the
+same bytes on every run: keys come from RFC 9180 DeriveKeyPair over fixed inputs, and every
+expected value is computed by an independent reference (``_reference``: pyca/cryptography and
+the standard library), never by the library under test. ``verify(directory)`` runs every case of
+every ``*.json`` file through the public Python API and reports per-file counts and failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import WalletCryptoError
+from . import _generate_base58, _generate_hpke, _generate_keys, _generate_signatures
+from ._common import SCHEMA, write
+from ._verify import OPERATIONS, Failure, FileReport, Report, run_case, verify, verify_file
+
+__all__ = [
+    "FILES",
+    "OPERATIONS",
+    "SCHEMA",
+    "Failure",
+    "FileReport",
+    "Report",
+    "generate",
+    "run_case",
+    "verify",
+    "verify_file",
+]
+
+FILES: dict[str, Callable[[], dict[str, Any]]] = {
+    "hpke.json": _generate_hpke.build,
+    "keys.json": _generate_keys.build,
+    "signatures.json": _generate_signatures.build,
+    "base58check.json": _generate_base58.build,
+}
+
+
+def generate(directory: str | Path) -> list[Path]:
+    """Write every vector file into ``directory`` (created if needed); returns the paths.
+
+    Raises:
+        WalletCryptoError: code ``VECTORS_WRITE_FAILED`` when the directory cannot be created
+            or a file cannot be written.
+    """
+    path = Path(directory)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return [write(path, name, build()) for name, build in FILES.items()]
+    except OSError as problem:
+        reason = problem.strerror or type(problem).__name__
+        raise WalletCryptoError(
+            f"cannot write vectors to {path}: {reason}", code="VECTORS_WRITE_FAILED"
+        ) from None

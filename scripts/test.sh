@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every test and every lint: set up, then Rust (fmt, clippy, cargo test with the vectors and the
+# upstream vectors), then Python (ruff, mypy --strict, stubtest, pytest with the differential and
+# property tests, and a quick pass over the benchmarks as tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo test"
+cargo test --workspace --locked -- --nocapture 2>&1 | grep -v '^test .* ok$'
+
+step "ruff"
+.venv/bin/ruff check python tests benches
+.venv/bin/ruff format --check python tests benches
+step "mypy --strict"
+.venv/bin/mypy --strict python/embedded_wallet_crypto
+step "stubtest"
+.venv/bin/python -m mypy.stubtest embedded_wallet_crypto._native
+
+step "pytest"
+.venv/bin/python -m pytest tests benches --benchmark-disable -q
