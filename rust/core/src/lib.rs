@@ -9,6 +9,7 @@
 pub mod base58;
 pub mod der;
 pub mod error;
+mod field;
 pub mod hpke;
 pub mod p256;
 pub mod primitives;

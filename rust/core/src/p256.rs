@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use aws_lc_rs::agreement::{self, ECDH_P256};
-use aws_lc_rs::encoding::{AsBigEndian, AsDer, EcPrivateKeyBin};
+use aws_lc_rs::encoding::{AsBigEndian, EcPrivateKeyBin};
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{
     EcdsaKeyPair, ParsedPublicKey, ECDSA_P256_SHA256_ASN1, ECDSA_P256_SHA256_ASN1_SIGNING,
@@ -18,6 +18,7 @@ use zeroize::Zeroizing;
 
 use crate::der;
 use crate::error::{Error, Result};
+use crate::field;
 
 pub const SCALAR_LEN: usize = 32;
 pub const UNCOMPRESSED_LEN: usize = 65;
@@ -28,9 +29,6 @@ const ORDER: [u8; SCALAR_LEN] = [
     0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51,
 ];
-
-/// An X.509 SubjectPublicKeyInfo for P-256 is this 26-byte prefix and the uncompressed point.
-const SPKI_PREFIX_LEN: usize = 26;
 
 /// True when the big-endian `scalar` is in [1, n-1], in constant time.
 pub(crate) fn scalar_in_range(scalar: &[u8; SCALAR_LEN]) -> Choice {
@@ -62,7 +60,7 @@ impl core::fmt::Debug for PublicKey {
 impl PublicKey {
     /// Parses SEC1 bytes, compressed (33) or uncompressed (65), with full validation.
     pub fn from_sec1(bytes: &[u8]) -> Result<Self> {
-        Ok(VerifyingKey::parse(bytes)?.public)
+        Ok(parse_sec1(bytes)?.0)
     }
 
     /// Parses SEC1 hex (either case), compressed or uncompressed.
@@ -94,42 +92,45 @@ pub struct VerifyingKey {
     public: PublicKey,
 }
 
-impl VerifyingKey {
-    /// Parses and validates SEC1 bytes. Only 33-byte 02/03 and 65-byte 04 encodings pass the
-    /// format check; aws-lc then rejects coordinates >= p and points off the curve.
-    pub fn parse(bytes: &[u8]) -> Result<Self> {
-        match (bytes.len(), bytes.first()) {
-            (COMPRESSED_LEN, Some(0x02 | 0x03)) | (UNCOMPRESSED_LEN, Some(0x04)) => {}
-            (COMPRESSED_LEN | UNCOMPRESSED_LEN, _) => {
-                return Err(Error::key_prefix(
-                    "public key must start with 02 or 03 (33 bytes) or 04 (65 bytes)",
-                ))
-            }
-            (len, _) => {
-                return Err(Error::key_length(
-                    "public key",
-                    "33 bytes (compressed) or 65 bytes (uncompressed)",
-                    len,
-                ))
-            }
+/// Validates SEC1 bytes. Only 33-byte 02/03 and 65-byte 04 encodings pass the format check.
+/// An uncompressed point goes to aws-lc, which rejects coordinates >= p and points off the curve
+/// (the parsed key is returned for reuse); a compressed one is decompressed here, which rejects
+/// x >= p and an x with no point.
+fn parse_sec1(bytes: &[u8]) -> Result<(PublicKey, Option<ParsedPublicKey>)> {
+    match (bytes.len(), bytes.first()) {
+        (COMPRESSED_LEN, Some(0x02 | 0x03)) => {
+            let uncompressed = decompress(bytes)?;
+            Ok((PublicKey { uncompressed }, None))
         }
-        let parsed = ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, bytes)
-            .map_err(|_| Error::invalid_point())?;
-        let uncompressed = if bytes.len() == UNCOMPRESSED_LEN {
-            bytes.try_into().map_err(|_| Error::internal())?
-        } else {
-            // aws-lc writes the SubjectPublicKeyInfo with the uncompressed point.
-            let spki = parsed.as_der().map_err(|_| Error::internal())?;
-            let spki: &[u8] = spki.as_ref();
-            spki.get(SPKI_PREFIX_LEN..)
-                .filter(|point| point.first() == Some(&0x04))
-                .and_then(|point| <[u8; UNCOMPRESSED_LEN]>::try_from(point).ok())
-                .ok_or_else(Error::internal)?
+        (UNCOMPRESSED_LEN, Some(0x04)) => {
+            let uncompressed = bytes.try_into().map_err(|_| Error::internal())?;
+            let parsed = aws_lc_parse(&uncompressed)?;
+            Ok((PublicKey { uncompressed }, Some(parsed)))
+        }
+        (COMPRESSED_LEN | UNCOMPRESSED_LEN, _) => Err(Error::key_prefix(
+            "public key must start with 02 or 03 (33 bytes) or 04 (65 bytes)",
+        )),
+        (len, _) => Err(Error::key_length(
+            "public key",
+            "33 bytes (compressed) or 65 bytes (uncompressed)",
+            len,
+        )),
+    }
+}
+
+fn aws_lc_parse(uncompressed: &[u8; UNCOMPRESSED_LEN]) -> Result<ParsedPublicKey> {
+    ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, uncompressed).map_err(|_| Error::invalid_point())
+}
+
+impl VerifyingKey {
+    /// Parses and validates SEC1 bytes, compressed or uncompressed, ready to verify with.
+    pub fn parse(bytes: &[u8]) -> Result<Self> {
+        let (public, parsed) = parse_sec1(bytes)?;
+        let parsed = match parsed {
+            Some(parsed) => parsed,
+            None => aws_lc_parse(public.uncompressed())?,
         };
-        Ok(Self {
-            parsed,
-            public: PublicKey { uncompressed },
-        })
+        Ok(Self { parsed, public })
     }
 
     pub fn public_key(&self) -> &PublicKey {
@@ -148,6 +149,17 @@ impl VerifyingKey {
         let der = der::p1363_to_der(signature)?;
         Ok(self.parsed.verify_sig(message, &der).is_ok())
     }
+}
+
+/// SEC 1 section 2.3.4 for a 33-byte 02/03 point: x must be below p and x^3 - 3x + b a square.
+fn decompress(compressed: &[u8]) -> Result<[u8; UNCOMPRESSED_LEN]> {
+    let x: &[u8; SCALAR_LEN] = compressed[1..].try_into().map_err(|_| Error::internal())?;
+    let y = field::decompress_y(x, compressed[0] == 0x03).ok_or_else(Error::invalid_point)?;
+    let mut out = [0u8; UNCOMPRESSED_LEN];
+    out[0] = 0x04;
+    out[1..=SCALAR_LEN].copy_from_slice(x);
+    out[1 + SCALAR_LEN..].copy_from_slice(&y);
+    Ok(out)
 }
 
 /// How many parsed keys the process keeps; a session key stamps many requests, so verifying
@@ -320,6 +332,48 @@ mod tests {
         let compressed = key.public_key().compressed();
         let parsed = PublicKey::from_sec1(&compressed).unwrap();
         assert_eq!(&parsed, key.public_key());
+    }
+
+    /// aws-lc's own decompression (through the SubjectPublicKeyInfo it writes) is the oracle.
+    fn aws_lc_decompress(compressed: &[u8]) -> Option<Vec<u8>> {
+        use aws_lc_rs::encoding::AsDer;
+        let parsed = ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, compressed).ok()?;
+        let spki = parsed.as_der().ok()?;
+        Some(spki.as_ref()[26..].to_vec())
+    }
+
+    #[test]
+    fn decompression_matches_aws_lc() {
+        use aws_lc_rs::rand::{SecureRandom, SystemRandom};
+        let rng = SystemRandom::new();
+        let (mut accepted, mut rejected) = (0, 0);
+        for i in 0..2000 {
+            let mut candidate = [0u8; COMPRESSED_LEN];
+            rng.fill(&mut candidate[1..]).unwrap();
+            candidate[0] = 0x02 | (i & 1) as u8;
+            if i % 4 == 0 {
+                // Real keys: always accepted.
+                candidate = KeyPair::generate().unwrap().public_key().compressed();
+            }
+            if i == 1 {
+                candidate[1..].fill(0xff); // x >= p
+            }
+            let ours = VerifyingKey::parse(&candidate)
+                .ok()
+                .map(|k| k.public.uncompressed.to_vec());
+            assert_eq!(
+                ours,
+                aws_lc_decompress(&candidate),
+                "{}",
+                hex::encode(candidate)
+            );
+            if ours.is_some() {
+                accepted += 1
+            } else {
+                rejected += 1
+            }
+        }
+        assert!(accepted > 500 && rejected > 200, "{accepted} {rejected}");
     }
 
     #[test]

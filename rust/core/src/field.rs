@@ -1,0 +1,210 @@
+//! Point decompression for P-256: y = sqrt(x^3 - 3x + b) mod p, in Montgomery arithmetic on four
+//! 64-bit limbs.
+//!
+//! aws-lc decompresses through its generic big-number square root, which made parsing a
+//! compressed key (what every stamp carries) several times slower than everything else on the
+//! path. Only public data goes through here (a public key's x), so the code need not be constant
+//! time. The tests check it against aws-lc's own decompression, which stays the oracle.
+
+/// p = 2^256 - 2^224 + 2^192 + 2^96 - 1 (SEC 2, section 2.4.2), little-endian 64-bit limbs.
+const P: [u64; 4] = [
+    0xffff_ffff_ffff_ffff,
+    0x0000_0000_ffff_ffff,
+    0x0000_0000_0000_0000,
+    0xffff_ffff_0000_0001,
+];
+/// R^2 mod p with R = 2^256, to enter the Montgomery domain.
+const R2: [u64; 4] = [
+    0x0000_0000_0000_0003,
+    0xffff_fffb_ffff_ffff,
+    0xffff_ffff_ffff_fffe,
+    0x0000_0004_ffff_fffd,
+];
+/// The curve coefficient b (SEC 2, section 2.4.2), big-endian.
+const B: [u8; 32] = [
+    0x5a, 0xc6, 0x35, 0xd8, 0xaa, 0x3a, 0x93, 0xe7, 0xb3, 0xeb, 0xbd, 0x55, 0x76, 0x98, 0x86, 0xbc,
+    0x65, 0x1d, 0x06, 0xb0, 0xcc, 0x53, 0xb0, 0xf6, 0x3b, 0xce, 0x3c, 0x3e, 0x27, 0xd2, 0x60, 0x4b,
+];
+
+/// A field element in Montgomery form (a * R mod p), fully reduced.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Fe([u64; 4]);
+
+/// Returns a - b and the final borrow.
+fn sub_with_borrow(a: &[u64; 4], b: &[u64; 4]) -> ([u64; 4], bool) {
+    let mut out = [0u64; 4];
+    let mut borrow = false;
+    for i in 0..4 {
+        let (d1, b1) = a[i].overflowing_sub(b[i]);
+        let (d2, b2) = d1.overflowing_sub(u64::from(borrow));
+        out[i] = d2;
+        borrow = b1 || b2;
+    }
+    (out, borrow)
+}
+
+/// Reduces a value below 2p (given as limbs plus a carry bit) into [0, p).
+fn reduce_once(limbs: [u64; 4], carry: bool) -> [u64; 4] {
+    let (diff, borrow) = sub_with_borrow(&limbs, &P);
+    if carry || !borrow {
+        diff
+    } else {
+        limbs
+    }
+}
+
+impl Fe {
+    /// Parses a big-endian integer, rejecting values >= p.
+    fn from_be_bytes(bytes: &[u8; 32]) -> Option<Self> {
+        let mut limbs = [0u64; 4];
+        for (i, chunk) in bytes.rchunks_exact(8).enumerate() {
+            limbs[i] = u64::from_be_bytes(chunk.try_into().ok()?);
+        }
+        let (_, borrow) = sub_with_borrow(&limbs, &P);
+        borrow.then(|| Self(limbs).mul(&Self(R2)))
+    }
+
+    fn to_be_bytes(self) -> [u8; 32] {
+        let plain = self.mul(&Self([1, 0, 0, 0])).0;
+        let mut out = [0u8; 32];
+        for (i, chunk) in out.rchunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(&plain[i].to_be_bytes());
+        }
+        out
+    }
+
+    fn add(&self, other: &Self) -> Self {
+        let mut out = [0u64; 4];
+        let mut carry = false;
+        for (i, limb) in out.iter_mut().enumerate() {
+            let (s1, c1) = self.0[i].overflowing_add(other.0[i]);
+            let (s2, c2) = s1.overflowing_add(u64::from(carry));
+            *limb = s2;
+            carry = c1 || c2;
+        }
+        Self(reduce_once(out, carry))
+    }
+
+    fn sub(&self, other: &Self) -> Self {
+        let (diff, borrow) = sub_with_borrow(&self.0, &other.0);
+        if !borrow {
+            return Self(diff);
+        }
+        // Wrapped below zero: add p back (the carry out cancels the borrow).
+        let mut out = [0u64; 4];
+        let mut carry = false;
+        for (i, limb) in out.iter_mut().enumerate() {
+            let (s1, c1) = diff[i].overflowing_add(P[i]);
+            let (s2, c2) = s1.overflowing_add(u64::from(carry));
+            *limb = s2;
+            carry = c1 || c2;
+        }
+        Self(out)
+    }
+
+    fn neg(&self) -> Self {
+        Self([0; 4]).sub(self)
+    }
+
+    /// Montgomery multiplication (CIOS). For P-256, -p^-1 mod 2^64 = 1, so m = t[0].
+    fn mul(&self, other: &Self) -> Self {
+        let (a, b) = (&self.0, &other.0);
+        let mut t = [0u64; 6];
+        for &ai in a {
+            let mut carry: u128 = 0;
+            for j in 0..4 {
+                let uv = u128::from(t[j]) + u128::from(ai) * u128::from(b[j]) + carry;
+                t[j] = uv as u64;
+                carry = uv >> 64;
+            }
+            let uv = u128::from(t[4]) + carry;
+            t[4] = uv as u64;
+            t[5] = (uv >> 64) as u64;
+
+            let m = t[0];
+            let mut carry = (u128::from(t[0]) + u128::from(m) * u128::from(P[0])) >> 64;
+            for j in 1..4 {
+                let uv = u128::from(t[j]) + u128::from(m) * u128::from(P[j]) + carry;
+                t[j - 1] = uv as u64;
+                carry = uv >> 64;
+            }
+            let uv = u128::from(t[4]) + carry;
+            t[3] = uv as u64;
+            t[4] = t[5] + (uv >> 64) as u64;
+        }
+        Self(reduce_once([t[0], t[1], t[2], t[3]], t[4] != 0))
+    }
+
+    fn square(&self) -> Self {
+        self.mul(self)
+    }
+
+    fn square_n(&self, n: usize) -> Self {
+        (0..n).fold(*self, |acc, _| acc.square())
+    }
+
+    /// A square root candidate: self^((p+1)/4), since p = 3 mod 4. The caller checks it.
+    ///
+    /// (p+1)/4 = 2^94 * ((2^32 - 1) * 2^128 + 2^96 + 1): 253 squarings and 7 multiplications.
+    fn sqrt_candidate(&self) -> Self {
+        let x2 = self.square().mul(self); // 2^2 - 1
+        let x4 = x2.square_n(2).mul(&x2); // 2^4 - 1
+        let x8 = x4.square_n(4).mul(&x4); // 2^8 - 1
+        let x16 = x8.square_n(8).mul(&x8); // 2^16 - 1
+        let x32 = x16.square_n(16).mul(&x16); // 2^32 - 1
+        let r = x32.square_n(32).mul(self); // (2^32 - 1) * 2^32 + 1
+        let r = r.square_n(96).mul(self); // (2^32 - 1) * 2^128 + 2^96 + 1
+        r.square_n(94)
+    }
+}
+
+/// Given x (big-endian) and the parity of y, returns y for the point on P-256, or None when x is
+/// not below p or x^3 - 3x + b has no square root (no point has that x).
+pub fn decompress_y(x: &[u8; 32], y_is_odd: bool) -> Option<[u8; 32]> {
+    let x = Fe::from_be_bytes(x)?;
+    let b = Fe::from_be_bytes(&B)?;
+    let three_x = x.add(&x).add(&x);
+    let rhs = x.square().mul(&x).sub(&three_x).add(&b);
+    let y = rhs.sqrt_candidate();
+    if y.square() != rhs {
+        return None;
+    }
+    let bytes = y.to_be_bytes();
+    if (bytes[31] & 1 == 1) == y_is_odd {
+        Some(bytes)
+    } else {
+        Some(y.neg().to_be_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn montgomery_round_trip() {
+        let mut bytes = [0u8; 32];
+        bytes[31] = 7;
+        bytes[0] = 0x12;
+        assert_eq!(Fe::from_be_bytes(&bytes).unwrap().to_be_bytes(), bytes);
+        let p_bytes: [u8; 32] =
+            hex::decode("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        assert!(Fe::from_be_bytes(&p_bytes).is_none());
+    }
+
+    #[test]
+    fn generator_decompresses() {
+        let gx: [u8; 32] =
+            hex::decode("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        let gy = "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5";
+        assert_eq!(hex::encode(decompress_y(&gx, true).unwrap()), gy);
+        let neg = decompress_y(&gx, false).unwrap();
+        assert_ne!(hex::encode(neg), gy);
+    }
+}
