@@ -1,4 +1,4 @@
-"""P-256 keys, public-key parsing, ECDSA verification and the error classes (API.md: Keys, Errors)."""
+"""P-256 keys, public-key parsing, ECDSA verification and the error classes (API.md)."""
 
 from __future__ import annotations
 
@@ -112,7 +112,9 @@ def test_from_private_bytes_accepts_byte_likes(wrap, crypto_pub) -> None:
     assert key.private_key_bytes() == PRIVATE
 
 
-@pytest.mark.parametrize("text", [PRIVATE_HEX, PRIVATE_HEX.upper(), PRIVATE_HEX[:32].upper() + PRIVATE_HEX[32:]])
+@pytest.mark.parametrize(
+    "text", [PRIVATE_HEX, PRIVATE_HEX.upper(), PRIVATE_HEX[:32].upper() + PRIVATE_HEX[32:]]
+)
 def test_from_private_hex_any_case(text: str, kp: ewc.KeyPair) -> None:
     key = ewc.KeyPair.from_private_hex(text)
     assert key == kp
@@ -128,9 +130,7 @@ def test_generator_scalar_one_and_n_minus_one() -> None:
     assert last.public_key_bytes(compressed=True) == _compressed(GX, odd=(P - GY) % 2 == 1)
 
 
-@pytest.mark.parametrize(
-    "scalar", [0, N, N + 1, 2**256 - 1], ids=["zero", "n", "n_plus_1", "max"]
-)
+@pytest.mark.parametrize("scalar", [0, N, N + 1, 2**256 - 1], ids=["zero", "n", "n_plus_1", "max"])
 def test_from_private_bytes_out_of_range(scalar: int) -> None:
     err = _expect(
         ewc.InvalidKey, "INVALID_PRIVATE_KEY", ewc.KeyPair.from_private_bytes, _int32(scalar)
@@ -141,7 +141,9 @@ def test_from_private_bytes_out_of_range(scalar: int) -> None:
 
 @pytest.mark.parametrize("scalar", [0, N, 2**256 - 1])
 def test_from_private_hex_out_of_range(scalar: int) -> None:
-    _expect(ewc.InvalidKey, "INVALID_PRIVATE_KEY", ewc.KeyPair.from_private_hex, _int32(scalar).hex())
+    _expect(
+        ewc.InvalidKey, "INVALID_PRIVATE_KEY", ewc.KeyPair.from_private_hex, _int32(scalar).hex()
+    )
 
 
 @pytest.mark.parametrize("length", [0, 1, 31, 33, 64])
@@ -151,9 +153,7 @@ def test_from_private_bytes_wrong_length(length: int) -> None:
 
 @pytest.mark.parametrize("length", [31, 33])
 def test_from_private_hex_wrong_length(length: int) -> None:
-    _expect(
-        ewc.InvalidKey, "INVALID_KEY_LENGTH", ewc.KeyPair.from_private_hex, "01" * length
-    )
+    _expect(ewc.InvalidKey, "INVALID_KEY_LENGTH", ewc.KeyPair.from_private_hex, "01" * length)
 
 
 @pytest.mark.parametrize(
@@ -320,7 +320,9 @@ def test_parse_decompresses_both_parities() -> None:
 def test_parse_module_functions_are_native() -> None:
     g = _uncompressed(GX, GY)
     assert _native.parse_public_key(g) == ewc.parse_public_key(g) == g
-    assert _native.compress_public_key(g) == ewc.compress_public_key(g) == _compressed(GX, GY % 2 == 1)
+    assert (
+        _native.compress_public_key(g) == ewc.compress_public_key(g) == _compressed(GX, GY % 2 == 1)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,8 +447,15 @@ def signed(kp: ewc.KeyPair) -> tuple[bytes, bytes, int, int]:
 def test_verify_true_false(kp: ewc.KeyPair, signed) -> None:
     message, sig, _, _ = signed
     pub = kp.public_key_bytes()
-    for key in (pub, kp.public_key_bytes(compressed=True), pub.hex(), pub.hex().upper(),
-                kp.public_key_hex(compressed=True), bytearray(pub), memoryview(pub)):
+    for key in (
+        pub,
+        kp.public_key_bytes(compressed=True),
+        pub.hex(),
+        pub.hex().upper(),
+        kp.public_key_hex(compressed=True),
+        bytearray(pub),
+        memoryview(pub),
+    ):
         assert ewc.verify_signature(key, message, sig) is True
     assert ewc.verify_signature(pub, bytearray(message), memoryview(sig)) is True
     assert ewc.verify_signature(pub, message + b"!", sig) is False
@@ -495,7 +504,9 @@ def _ber_variants(r: int, s: int) -> dict[str, bytes]:
         "long_form_seq_len": b"\x30\x81" + bytes([len(body)]) + body,
         "long_form_int_len": seq(b"\x02\x81" + bytes([len(r_raw)]) + r_raw + s_der),
         "leading_zero_padding": seq(padded_r + s_der),
-        "leading_zero_padding_s": seq(r_der + b"\x02" + bytes([len(s_der) - 1]) + b"\x00" + s_der[2:]),
+        "leading_zero_padding_s": seq(
+            r_der + b"\x02" + bytes([len(s_der) - 1]) + b"\x00" + s_der[2:]
+        ),
         "negative_int": seq(negative + s_der),
         "trailing_bytes": good + b"\x00",
         "trailing_garbage": good + b"\x05\x00",

@@ -22,6 +22,8 @@ from .errors import (
     WalletCryptoError,
 )
 from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
+from .session import open_session_key, seal_session_key
+from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 
 __all__ = [
     "DecodeError",
@@ -33,6 +35,7 @@ __all__ = [
     "OtpError",
     "PasskeyError",
     "SignedRetryError",
+    "Stamp",
     "StampError",
     "WalletCryptoError",
     "__version__",
@@ -40,9 +43,15 @@ __all__ = [
     "b58check_encode",
     "b58decode",
     "b58encode",
+    "check_payload_binding",
     "compress_public_key",
+    "create_stamp",
     "errors",
     "hpke",
+    "open_session_key",
     "parse_public_key",
+    "seal_session_key",
     "verify_signature",
+    "verify_stamp",
+    "verify_stamps",
 ]

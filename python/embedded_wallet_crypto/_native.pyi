@@ -1,5 +1,6 @@
 """Stubs for the Rust extension (rust/python). Thin conversions over rust/core."""
 
+from collections.abc import Iterable
 from typing import NoReturn, final
 
 from typing_extensions import Buffer
@@ -12,6 +13,7 @@ __all__ = [
     "AEAD_AES_256_GCM",
     "KDF_HKDF_SHA256",
     "KEM_DHKEM_P256_HKDF_SHA256",
+    "STAMP_SCHEME",
     "HpkeContext",
     "KeyPair",
     "__version__",
@@ -22,6 +24,7 @@ __all__ = [
     "b58decode",
     "b58encode",
     "compress_public_key",
+    "create_stamp",
     "ecdh_for_tests",
     "hkdf_expand",
     "hkdf_extract",
@@ -31,10 +34,14 @@ __all__ = [
     "hpke_seal_deterministic_for_tests",
     "hpke_setup_receiver",
     "hpke_setup_sender",
+    "open_session_key",
     "parse_public_key",
+    "seal_session_key",
     "sha256",
     "verify_signature",
     "verify_signature_p1363",
+    "verify_stamp",
+    "verify_stamps",
 ]
 
 __version__: str
@@ -109,3 +116,19 @@ def b58encode(data: _Bytes) -> str: ...
 def b58decode(text: str) -> bytes: ...
 def b58check_encode(data: _Bytes) -> str: ...
 def b58check_decode(text: str) -> bytes: ...
+
+STAMP_SCHEME: str
+
+def seal_session_key(client_public_key: _Key, session_key: KeyPair) -> str: ...
+def open_session_key(
+    encrypted_session_signing_key: str, client_key: KeyPair | _Bytes
+) -> KeyPair: ...
+def create_stamp(payload: str | _Bytes, key: KeyPair) -> str: ...
+def verify_stamp(
+    stamp: str, payload: str | _Bytes, expected_public_key: _Key | None = None
+) -> tuple[str, str, bytes]: ...
+def verify_stamps(
+    stamps: Iterable[str],
+    payloads: Iterable[str | _Bytes],
+    expected_public_keys: Iterable[_Key | None] | None = None,
+) -> list[bool]: ...

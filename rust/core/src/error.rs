@@ -16,6 +16,8 @@ pub enum ErrorKind {
     Decode,
     /// A ciphertext did not authenticate (`DecryptionError`).
     Decryption,
+    /// A `Service-Wallet-Signature` stamp is missing, malformed or invalid (`StampError`).
+    Stamp,
     /// Anything else the caller asked for that cannot be done (`WalletCryptoError`).
     Unsupported,
 }
@@ -110,6 +112,15 @@ impl Error {
         Self::new(ErrorKind::Decode, "INVALID_LENGTH", reason)
     }
 
+    /// Parallel inputs of a batch call whose lengths differ (public for the bindings).
+    pub fn batch_length() -> Self {
+        Self::new(
+            ErrorKind::Decode,
+            "INVALID_LENGTH",
+            "stamps, payloads and expected keys must have the same length",
+        )
+    }
+
     pub(crate) fn unsupported(reason: &'static str) -> Self {
         Self::new(ErrorKind::Unsupported, "UNSUPPORTED_ALGORITHM", reason)
     }
@@ -119,6 +130,44 @@ impl Error {
             ErrorKind::Unsupported,
             "MESSAGE_LIMIT_REACHED",
             "the HPKE context's sequence number is exhausted",
+        )
+    }
+
+    pub(crate) fn stamp_missing() -> Self {
+        Self::new(
+            ErrorKind::Stamp,
+            "WALLET_SIGNATURE_MISSING",
+            "the request has no Service-Wallet-Signature stamp",
+        )
+    }
+
+    pub(crate) fn stamp_malformed(reason: &'static str) -> Self {
+        Self::new(ErrorKind::Stamp, "WALLET_SIGNATURE_MALFORMED", reason)
+    }
+
+    pub(crate) fn stamp_invalid() -> Self {
+        Self::new(
+            ErrorKind::Stamp,
+            "WALLET_SIGNATURE_INVALID",
+            "the stamp's signature does not verify over this payload",
+        )
+    }
+
+    pub(crate) fn stamp_key_mismatch() -> Self {
+        Self::new(
+            ErrorKind::Stamp,
+            "WALLET_SIGNATURE_KEY_MISMATCH",
+            "the stamp is signed by a key other than the expected session key",
+        )
+    }
+
+    pub(crate) fn client_held_key() -> Self {
+        Self::new(
+            ErrorKind::InvalidKey,
+            "CLIENT_HELD_KEY",
+            "a compressed clientPublicKey selects the client-held-key flow: the client's own key \
+             is the session key and there is nothing to seal; send the uncompressed (04...) key \
+             to receive a sealed session key",
         )
     }
 

@@ -1,4 +1,5 @@
-//! embedded-wallet-crypto core: HPKE (RFC 9180), P-256 keys and ECDSA, base58check, on aws-lc-rs.
+//! embedded-wallet-crypto core: HPKE (RFC 9180), P-256 keys and ECDSA, base58check, session keys
+//! and stamps, on aws-lc-rs.
 //!
 //! Pure Rust with no Python in it: the PyO3 crate (`rust/python`) is a thin layer over this one,
 //! and Rust servers can use it directly. Every fallible function returns [`Error`], whose `code`
@@ -13,6 +14,8 @@ mod field;
 pub mod hpke;
 pub mod p256;
 pub mod primitives;
+pub mod session;
+pub mod stamp;
 
 pub use error::{Error, ErrorKind, Result};
 pub use p256::{KeyPair, PublicKey};

@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-use ewc_core::{base58, hpke, p256, primitives, Error, ErrorKind, KeyPair, PublicKey};
+use ewc_core::{
+    base58, hpke, p256, primitives, session, stamp, Error, ErrorKind, KeyPair, PublicKey,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -23,6 +25,7 @@ fn error_class(py: Python<'_>, kind: ErrorKind) -> PyResult<Bound<'_, PyAny>> {
         ErrorKind::InvalidKey => "InvalidKey",
         ErrorKind::Decode => "DecodeError",
         ErrorKind::Decryption => "DecryptionError",
+        ErrorKind::Stamp => "StampError",
         ErrorKind::Unsupported => "WalletCryptoError",
     };
     module.bind(py).getattr(name)
@@ -83,6 +86,14 @@ fn key_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]>>
             .py_err();
     }
     bytes_arg(obj, what)
+}
+
+/// A payload: `str` means its UTF-8 bytes; anything else is bytes-like, taken byte for byte.
+fn payload_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
+    if let Ok(text) = obj.cast::<PyString>() {
+        return Ok(Cow::Owned(text.to_str()?.as_bytes().to_vec()));
+    }
+    bytes_arg(obj, "payload")
 }
 
 fn optional_bytes_arg<'a>(
@@ -535,6 +546,111 @@ fn sha256<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
 }
 
 // ---------------------------------------------------------------------------------------------
+// Session keys and stamps
+
+#[pyfunction]
+fn seal_session_key(
+    py: Python<'_>,
+    client_public_key: &Bound<'_, PyAny>,
+    session_key: &Bound<'_, PyKeyPair>,
+) -> PyResult<String> {
+    let client = key_arg(client_public_key, "client_public_key")?;
+    let session_key = &session_key.get().inner;
+    py.detach(|| session::seal_session_key(&client, session_key))
+        .py_err()
+}
+
+#[pyfunction]
+fn open_session_key(
+    py: Python<'_>,
+    encrypted_session_signing_key: &str,
+    client_key: &Bound<'_, PyAny>,
+) -> PyResult<PyKeyPair> {
+    let key = private_key_arg(client_key)?;
+    let inner = py
+        .detach(|| session::open_session_key(encrypted_session_signing_key, key.key()))
+        .py_err()?;
+    Ok(PyKeyPair { inner })
+}
+
+#[pyfunction]
+fn create_stamp(
+    py: Python<'_>,
+    payload: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyKeyPair>,
+) -> PyResult<String> {
+    let payload = payload_arg(payload)?;
+    let key = &key.get().inner;
+    py.detach(|| stamp::create(&payload, key)).py_err()
+}
+
+/// Returns `(public_key compressed hex, scheme, DER signature)` of a stamp that verified.
+#[pyfunction]
+#[pyo3(signature = (stamp, payload, expected_public_key = None))]
+fn verify_stamp<'py>(
+    py: Python<'py>,
+    stamp: &str,
+    payload: &Bound<'py, PyAny>,
+    expected_public_key: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(String, &'static str, Bound<'py, PyBytes>)> {
+    let payload = payload_arg(payload)?;
+    let expected = expected_public_key
+        .filter(|k| !k.is_none())
+        .map(|k| public_key_arg(py, k, "expected_public_key"))
+        .transpose()?;
+    let verified = py
+        .detach(|| stamp::verify(stamp, &payload, expected.as_ref()))
+        .py_err()?;
+    Ok((
+        hex::encode(verified.public_key.compressed()),
+        stamp::SCHEME,
+        PyBytes::new(py, &verified.signature),
+    ))
+}
+
+#[pyfunction]
+#[pyo3(signature = (stamps, payloads, expected_public_keys = None))]
+fn verify_stamps(
+    py: Python<'_>,
+    stamps: &Bound<'_, PyAny>,
+    payloads: &Bound<'_, PyAny>,
+    expected_public_keys: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<bool>> {
+    let stamps: Vec<String> = stamps
+        .try_iter()?
+        .map(|s| s.and_then(|s| s.extract::<String>()))
+        .collect::<PyResult<_>>()?;
+    let payloads: Vec<Vec<u8>> = payloads
+        .try_iter()?
+        .map(|p| p.and_then(|p| payload_arg(&p).map(Cow::into_owned)))
+        .collect::<PyResult<_>>()?;
+    let expected: Vec<Option<PublicKey>> = match expected_public_keys.filter(|k| !k.is_none()) {
+        None => vec![None; stamps.len()],
+        Some(keys) => keys
+            .try_iter()?
+            .map(|k| {
+                let k = k?;
+                if k.is_none() {
+                    Ok(None)
+                } else {
+                    public_key_arg(py, &k, "expected_public_keys").map(Some)
+                }
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    if payloads.len() != stamps.len() || expected.len() != stamps.len() {
+        return Err(to_py_err(Error::batch_length()));
+    }
+    let items: Vec<stamp::BatchItem<'_>> = stamps
+        .iter()
+        .zip(&payloads)
+        .zip(&expected)
+        .map(|((s, p), e)| (s.as_str(), p.as_slice(), e.as_ref()))
+        .collect();
+    Ok(py.detach(|| stamp::verify_many(&items)))
+}
+
+// ---------------------------------------------------------------------------------------------
 // base58
 
 #[pyfunction]
@@ -585,6 +701,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hkdf_extract, m)?)?;
     m.add_function(wrap_pyfunction!(hkdf_expand, m)?)?;
     m.add_function(wrap_pyfunction!(sha256, m)?)?;
+    m.add_function(wrap_pyfunction!(seal_session_key, m)?)?;
+    m.add_function(wrap_pyfunction!(open_session_key, m)?)?;
+    m.add_function(wrap_pyfunction!(create_stamp, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_stamp, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_stamps, m)?)?;
+    m.add("STAMP_SCHEME", stamp::SCHEME)?;
     m.add_function(wrap_pyfunction!(b58encode, m)?)?;
     m.add_function(wrap_pyfunction!(b58decode, m)?)?;
     m.add_function(wrap_pyfunction!(b58check_encode, m)?)?;

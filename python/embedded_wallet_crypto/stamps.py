@@ -1,0 +1,137 @@
+"""Stamps: the ``Service-Wallet-Signature`` header (FORMATS.md section 4), rust/core/src/stamp.rs.
+
+A stamp is ``base64url(JSON {publicKey, scheme, signature})``: a DER ECDSA P-256 / SHA-256
+signature by the session key over the payload bytes exactly as received. Verification of one
+stamp or of many (on every core, without the GIL) runs in the core; parsed public keys are
+cached there, so a session key that stamps many requests is decompressed once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import _native
+from ._types import BytesLike, KeyLike
+from .errors import StampError, WalletCryptoError
+from .keys import KeyPair, parse_public_key
+
+__all__ = [
+    "SANDBOX_STAMP",
+    "SCHEME",
+    "Stamp",
+    "check_payload_binding",
+    "create_stamp",
+    "verify_stamp",
+    "verify_stamps",
+]
+
+SCHEME: str = _native.STAMP_SCHEME
+#: The interface's sandbox value, accepted only with ``sandbox=True``.
+SANDBOX_STAMP = "sandbox-valid-signature"
+
+Payload = str | BytesLike
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A stamp that verified: the signer's compressed public key (hex), scheme and DER bytes."""
+
+    public_key: str
+    scheme: str
+    signature: bytes
+
+
+def create_stamp(payload: Payload, key: KeyPair) -> str:
+    """Sign ``payload`` (a ``str`` means its UTF-8 bytes) with the session key; return the stamp."""
+    return _native.create_stamp(payload, key)
+
+
+def verify_stamp(
+    stamp: str | None,
+    payload: Payload,
+    *,
+    expected_public_key: KeyLike | None = None,
+    sandbox: bool = False,
+) -> Stamp:
+    """Verify a stamp over the exact payload bytes.
+
+    Args:
+        stamp: the header value (padded or unpadded base64url).
+        payload: the ``payloadToSign`` exactly as the server issued it.
+        expected_public_key: the session key that must have signed, compressed or not.
+        sandbox: also accept the literal ``sandbox-valid-signature``.
+
+    Returns:
+        The verified :class:`Stamp`.
+
+    Raises:
+        StampError: ``WALLET_SIGNATURE_MISSING``, ``WALLET_SIGNATURE_MALFORMED`` (base64url,
+            JSON, scheme, key or DER), ``WALLET_SIGNATURE_INVALID`` (wrong signature or payload)
+            or ``WALLET_SIGNATURE_KEY_MISMATCH`` (valid, but not the expected key).
+        InvalidKey: ``expected_public_key`` itself is malformed.
+    """
+    if sandbox and stamp == SANDBOX_STAMP:
+        return Stamp(public_key="", scheme="SANDBOX", signature=b"")
+    public_key, scheme, signature = _native.verify_stamp(stamp or "", payload, expected_public_key)
+    return Stamp(public_key=public_key, scheme=scheme, signature=signature)
+
+
+def verify_stamps(
+    stamps: Sequence[str],
+    payloads: Sequence[Payload],
+    expected_public_keys: Iterable[KeyLike | None] | None = None,
+) -> list[bool]:
+    """Verify many stamps at once on every core, without the GIL.
+
+    Returns one verdict per stamp: True exactly where :func:`verify_stamp` would succeed.
+
+    Raises:
+        DecodeError: the sequences differ in length.
+        InvalidKey: an expected public key is malformed.
+    """
+    return _native.verify_stamps(stamps, payloads, expected_public_keys)
+
+
+def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) -> None:
+    """Client-side key-swap check before stamping an export or refresh payload.
+
+    The payload's ``parameters.targetPublicKey`` must be the key this client sent (FORMATS.md
+    section 5); otherwise a server could have the client authorize an export to another key.
+
+    Raises:
+        StampError: code ``PAYLOAD_MALFORMED`` when the payload is not the expected JSON, or
+            ``PAYLOAD_KEY_MISMATCH`` when the target key is absent or differs.
+    """
+    raw = payload_to_sign.encode() if isinstance(payload_to_sign, str) else bytes(payload_to_sign)
+    try:
+        body: Any = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise StampError("payloadToSign is not valid JSON", "PAYLOAD_MALFORMED", 400) from None
+    parameters = body.get("parameters") if isinstance(body, dict) else None
+    if not isinstance(parameters, dict):
+        raise StampError("payloadToSign has no parameters object", "PAYLOAD_MALFORMED", 400)
+    target = parameters.get("targetPublicKey")
+    if not isinstance(target, str):
+        raise StampError(
+            "payloadToSign does not bind a targetPublicKey", "PAYLOAD_KEY_MISMATCH", 400
+        )
+    if not _same_key(target, client_public_key):
+        raise StampError(
+            "payloadToSign's targetPublicKey is not the clientPublicKey this client sent",
+            "PAYLOAD_KEY_MISMATCH",
+            400,
+        )
+
+
+def _same_key(target: str, client_public_key: KeyLike) -> bool:
+    """True when ``target`` is the client's key, in the same or the other SEC1 encoding."""
+    if isinstance(client_public_key, str) and target.lower() == client_public_key.lower():
+        return True
+    client = parse_public_key(client_public_key)  # a malformed client key is the caller's error
+    try:
+        return parse_public_key(target) == client
+    except WalletCryptoError:
+        return False

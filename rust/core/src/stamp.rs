@@ -1,0 +1,188 @@
+//! The `Service-Wallet-Signature` stamp (FORMATS.md section 4):
+//! `base64url_nopad(JSON {"publicKey", "scheme", "signature"})`, a DER ECDSA P-256 / SHA-256
+//! signature over the payload bytes exactly as received.
+//!
+//! Creation writes the keys in the order publicKey, scheme, signature with no whitespace.
+//! Verification takes any key order and whitespace, padded or unpadded base64url, high-S or
+//! low-S; it rejects an unknown scheme, non-strict DER, a key that is not a valid compressed
+//! point, duplicate or unknown fields, and a signature over other bytes.
+
+use std::thread;
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::{alphabet, Engine};
+use serde::Deserialize;
+
+use crate::der;
+use crate::error::{Error, Result};
+use crate::p256::{cached_verifying_key, KeyPair, PublicKey, COMPRESSED_LEN};
+
+/// The only scheme (FORMATS.md section 4).
+pub const SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
+
+/// base64url that writes no padding and reads either form (real clients differ).
+const BASE64URL: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_encode_padding(false)
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct StampJson<'a> {
+    #[serde(borrow)]
+    public_key: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    scheme: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    signature: std::borrow::Cow<'a, str>,
+}
+
+/// A stamp whose shape has been checked: a valid compressed key and a strict-DER signature.
+#[derive(Clone, Debug)]
+pub struct Stamp {
+    pub public_key: PublicKey,
+    pub signature: Vec<u8>,
+}
+
+/// Signs `payload` with `key` and writes the stamp.
+pub fn create(payload: &[u8], key: &KeyPair) -> Result<String> {
+    let signature = key.sign(payload)?;
+    let json = format!(
+        r#"{{"publicKey":"{}","scheme":"{SCHEME}","signature":"{}"}}"#,
+        hex::encode(key.public_key().compressed()),
+        hex::encode(signature),
+    );
+    Ok(BASE64URL.encode(json))
+}
+
+/// Checks the stamp's shape (base64url, JSON, scheme, key, DER) without verifying it.
+pub fn parse(stamp: &str) -> Result<Stamp> {
+    if stamp.is_empty() {
+        return Err(Error::stamp_missing());
+    }
+    let json = BASE64URL
+        .decode(stamp)
+        .map_err(|_| Error::stamp_malformed("the stamp is not valid base64url"))?;
+    let fields: StampJson<'_> = serde_json::from_slice(&json).map_err(|_| {
+        Error::stamp_malformed(
+            "the stamp is not a JSON object with exactly publicKey, scheme and signature strings",
+        )
+    })?;
+    if fields.scheme != SCHEME {
+        return Err(Error::stamp_malformed(
+            "the stamp's scheme is not SIGNATURE_SCHEME_TK_API_P256",
+        ));
+    }
+    let key_bytes = hex::decode(fields.public_key.as_ref())
+        .map_err(|_| Error::stamp_malformed("the stamp's publicKey is not hex"))?;
+    if key_bytes.len() != COMPRESSED_LEN {
+        return Err(Error::stamp_malformed(
+            "the stamp's publicKey must be a 33-byte compressed P-256 key",
+        ));
+    }
+    let public_key = cached_verifying_key(&key_bytes)
+        .map_err(|_| Error::stamp_malformed("the stamp's publicKey is not a valid P-256 point"))?
+        .public_key()
+        .clone();
+    let signature = hex::decode(fields.signature.as_ref())
+        .map_err(|_| Error::stamp_malformed("the stamp's signature is not hex"))?;
+    der::parse_signature(&signature).map_err(|_| {
+        Error::stamp_malformed("the stamp's signature is not a strict-DER ECDSA signature")
+    })?;
+    Ok(Stamp {
+        public_key,
+        signature,
+    })
+}
+
+/// Verifies a stamp over `payload` and, when given, that it was made by `expected_public_key`.
+pub fn verify(
+    stamp: &str,
+    payload: &[u8],
+    expected_public_key: Option<&PublicKey>,
+) -> Result<Stamp> {
+    let parsed = parse(stamp)?;
+    let key = cached_verifying_key(&parsed.public_key.compressed())?;
+    if !key.verify_der(payload, &parsed.signature)? {
+        return Err(Error::stamp_invalid());
+    }
+    if expected_public_key.is_some_and(|expected| *expected != parsed.public_key) {
+        return Err(Error::stamp_key_mismatch());
+    }
+    Ok(parsed)
+}
+
+/// One item of a batch: the stamp, the payload, and the expected key if any.
+pub type BatchItem<'a> = (&'a str, &'a [u8], Option<&'a PublicKey>);
+
+/// Verifies many stamps on every core; `true` exactly where [`verify`] would succeed.
+pub fn verify_many(items: &[BatchItem<'_>]) -> Vec<bool> {
+    let workers = thread::available_parallelism().map_or(1, |n| n.get());
+    if workers <= 1 || items.len() < 64 {
+        return items.iter().map(verify_item).collect();
+    }
+    let chunk = items.len().div_ceil(workers);
+    thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(verify_item).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            // A worker cannot panic: verify_item returns a bool for every input.
+            .flat_map(|handle| handle.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+fn verify_item(item: &BatchItem<'_>) -> bool {
+    let (stamp, payload, expected) = *item;
+    verify(stamp, payload, expected).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_then_verify_and_reject() {
+        let key = KeyPair::generate().unwrap();
+        let stamp = create(b"{\"a\":1}", &key).unwrap();
+        let parsed = verify(&stamp, b"{\"a\":1}", Some(key.public_key())).unwrap();
+        assert_eq!(parsed.public_key, *key.public_key());
+        let code = |r: Result<Stamp>| r.unwrap_err().code();
+        assert_eq!(
+            code(verify(&stamp, b"{\"a\":2}", None)),
+            "WALLET_SIGNATURE_INVALID"
+        );
+        let other = KeyPair::generate().unwrap();
+        assert_eq!(
+            code(verify(&stamp, b"{\"a\":1}", Some(other.public_key()))),
+            "WALLET_SIGNATURE_KEY_MISMATCH"
+        );
+        assert_eq!(code(verify("", b"", None)), "WALLET_SIGNATURE_MISSING");
+        assert_eq!(code(verify("!!", b"", None)), "WALLET_SIGNATURE_MALFORMED");
+        let padded = format!("{stamp}{}", "=".repeat((4 - stamp.len() % 4) % 4));
+        assert!(verify(&padded, b"{\"a\":1}", None).is_ok());
+    }
+
+    #[test]
+    fn batch_matches_single() {
+        let key = KeyPair::generate().unwrap();
+        let good = create(b"p", &key).unwrap();
+        let items: Vec<BatchItem<'_>> = (0..200)
+            .map(|i| match i % 3 {
+                0 => (good.as_str(), &b"p"[..], None),
+                1 => (good.as_str(), &b"q"[..], None),
+                _ => ("garbage", &b"p"[..], None),
+            })
+            .collect();
+        let verdicts = verify_many(&items);
+        let expected: Vec<bool> = items.iter().map(verify_item).collect();
+        assert_eq!(verdicts, expected);
+        assert_eq!(verdicts.iter().filter(|v| **v).count(), 67);
+    }
+}
