@@ -52,7 +52,7 @@ impl Error {
         &self.reason
     }
 
-    pub(crate) fn key_encoding(what: &'static str) -> Self {
+    pub fn key_encoding(what: &'static str) -> Self {
         Self::new(
             ErrorKind::InvalidKey,
             "INVALID_KEY_ENCODING",
@@ -60,7 +60,7 @@ impl Error {
         )
     }
 
-    pub(crate) fn key_length(what: &'static str, expected: &'static str, got: usize) -> Self {
+    pub fn key_length(what: &'static str, expected: &'static str, got: usize) -> Self {
         Self::new(
             ErrorKind::InvalidKey,
             "INVALID_KEY_LENGTH",
@@ -68,11 +68,11 @@ impl Error {
         )
     }
 
-    pub(crate) fn key_prefix(reason: &'static str) -> Self {
+    pub fn key_prefix(reason: &'static str) -> Self {
         Self::new(ErrorKind::InvalidKey, "INVALID_KEY_PREFIX", reason)
     }
 
-    pub(crate) fn invalid_point() -> Self {
+    pub fn invalid_point() -> Self {
         Self::new(
             ErrorKind::InvalidKey,
             "INVALID_POINT",
@@ -80,7 +80,7 @@ impl Error {
         )
     }
 
-    pub(crate) fn private_key_range() -> Self {
+    pub fn private_key_range() -> Self {
         Self::new(
             ErrorKind::InvalidKey,
             "INVALID_PRIVATE_KEY",
@@ -88,7 +88,7 @@ impl Error {
         )
     }
 
-    pub(crate) fn derive_key_pair() -> Self {
+    pub fn derive_key_pair() -> Self {
         Self::new(
             ErrorKind::InvalidKey,
             "DERIVE_KEY_PAIR_FAILED",
@@ -96,19 +96,19 @@ impl Error {
         )
     }
 
-    pub(crate) fn base58(reason: &'static str) -> Self {
+    pub fn base58(reason: &'static str) -> Self {
         Self::new(ErrorKind::Decode, "INVALID_BASE58", reason)
     }
 
-    pub(crate) fn checksum(reason: &'static str) -> Self {
+    pub fn checksum(reason: &'static str) -> Self {
         Self::new(ErrorKind::Decode, "INVALID_CHECKSUM", reason)
     }
 
-    pub(crate) fn signature_encoding(reason: &'static str) -> Self {
+    pub fn signature_encoding(reason: &'static str) -> Self {
         Self::new(ErrorKind::Decode, "INVALID_SIGNATURE_ENCODING", reason)
     }
 
-    pub(crate) fn length(reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn length(reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorKind::Decode, "INVALID_LENGTH", reason)
     }
 
@@ -121,11 +121,11 @@ impl Error {
         )
     }
 
-    pub(crate) fn unsupported(reason: &'static str) -> Self {
+    pub fn unsupported(reason: &'static str) -> Self {
         Self::new(ErrorKind::Unsupported, "UNSUPPORTED_ALGORITHM", reason)
     }
 
-    pub(crate) fn message_limit() -> Self {
+    pub fn message_limit() -> Self {
         Self::new(
             ErrorKind::Unsupported,
             "MESSAGE_LIMIT_REACHED",
@@ -133,7 +133,15 @@ impl Error {
         )
     }
 
-    pub(crate) fn stamp_missing() -> Self {
+    pub fn text(what: &'static str) -> Self {
+        Self::new(
+            ErrorKind::Decode,
+            "INVALID_TEXT",
+            format!("{what} is not valid Unicode text (it cannot be encoded as UTF-8)"),
+        )
+    }
+
+    pub fn stamp_missing() -> Self {
         Self::new(
             ErrorKind::Stamp,
             "WALLET_SIGNATURE_MISSING",
@@ -141,11 +149,11 @@ impl Error {
         )
     }
 
-    pub(crate) fn stamp_malformed(reason: &'static str) -> Self {
+    pub fn stamp_malformed(reason: &'static str) -> Self {
         Self::new(ErrorKind::Stamp, "WALLET_SIGNATURE_MALFORMED", reason)
     }
 
-    pub(crate) fn stamp_invalid() -> Self {
+    pub fn stamp_invalid() -> Self {
         Self::new(
             ErrorKind::Stamp,
             "WALLET_SIGNATURE_INVALID",
@@ -153,7 +161,7 @@ impl Error {
         )
     }
 
-    pub(crate) fn stamp_key_mismatch() -> Self {
+    pub fn stamp_key_mismatch() -> Self {
         Self::new(
             ErrorKind::Stamp,
             "WALLET_SIGNATURE_KEY_MISMATCH",
@@ -161,7 +169,7 @@ impl Error {
         )
     }
 
-    pub(crate) fn client_held_key() -> Self {
+    pub fn client_held_key() -> Self {
         Self::new(
             ErrorKind::InvalidKey,
             "CLIENT_HELD_KEY",
@@ -172,7 +180,7 @@ impl Error {
     }
 
     /// The single error for any failure to open: nothing about which step failed leaks out.
-    pub(crate) fn decryption() -> Self {
+    pub fn decryption() -> Self {
         Self::new(
             ErrorKind::Decryption,
             "DECRYPTION_FAILED",
@@ -181,7 +189,7 @@ impl Error {
     }
 
     /// A failure inside the backend that input validation should have made impossible.
-    pub(crate) fn internal() -> Self {
+    pub fn internal() -> Self {
         Self::new(
             ErrorKind::Unsupported,
             "INTERNAL_ERROR",

@@ -78,20 +78,64 @@ fn bytes_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]
     }
 }
 
+/// A text argument. A `str` that cannot be UTF-8 (a lone surrogate) is the parser's own error.
+fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, invalid: fn() -> Error) -> PyResult<Cow<'a, str>> {
+    let text = obj
+        .cast::<PyString>()
+        .map_err(|_| PyTypeError::new_err(format!("expected str, not {}", type_name(obj))))?;
+    text.to_cow().map_err(|_| to_py_err(invalid()))
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+}
+
+/// A non-negative integer argument; anything out of range is `invalid()`, not an OverflowError.
+fn int_arg<T>(obj: &Bound<'_, PyAny>, invalid: fn() -> Error) -> PyResult<T>
+where
+    T: for<'a, 'py> FromPyObject<'a, 'py>,
+{
+    if obj.cast::<pyo3::types::PyInt>().is_err() {
+        return Err(PyTypeError::new_err(format!(
+            "expected int, not {}",
+            type_name(obj)
+        )));
+    }
+    obj.extract::<T>().map_err(|_| to_py_err(invalid()))
+}
+
+fn invalid_key_text() -> Error {
+    Error::key_encoding("key")
+}
+
+fn invalid_base58_text() -> Error {
+    Error::base58("text contains a character outside the base58 alphabet")
+}
+
+fn invalid_length() -> Error {
+    Error::length("the requested length is out of range")
+}
+
+fn invalid_aead() -> Error {
+    Error::unsupported("HPKE AEAD must be AES-128-GCM (1) or AES-256-GCM (2)")
+}
+
 /// A key argument: hex text (either case) or SEC1 bytes.
 fn key_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]>> {
-    if let Ok(text) = obj.cast::<PyString>() {
-        return p256::decode_key_hex(text.to_str()?)
-            .map(Cow::Owned)
-            .py_err();
+    if obj.is_instance_of::<PyString>() {
+        let text = text_arg(obj, invalid_key_text)?;
+        return p256::decode_key_hex(&text).map(Cow::Owned).py_err();
     }
     bytes_arg(obj, what)
 }
 
 /// A payload: `str` means its UTF-8 bytes; anything else is bytes-like, taken byte for byte.
 fn payload_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
-    if let Ok(text) = obj.cast::<PyString>() {
-        return Ok(Cow::Owned(text.to_str()?.as_bytes().to_vec()));
+    if obj.is_instance_of::<PyString>() {
+        let text = text_arg(obj, || Error::text("payload"))?;
+        return Ok(Cow::Owned(text.into_owned().into_bytes()));
     }
     bytes_arg(obj, "payload")
 }
@@ -169,10 +213,11 @@ impl PyKeyPair {
     }
 
     #[staticmethod]
-    fn from_private_hex(py: Python<'_>, private_key_hex: &str) -> PyResult<Self> {
-        let inner = py
-            .detach(|| KeyPair::from_private_hex(private_key_hex))
-            .py_err()?;
+    fn from_private_hex(py: Python<'_>, private_key_hex: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = zeroize::Zeroizing::new(
+            text_arg(private_key_hex, || Error::key_encoding("private key"))?.into_owned(),
+        );
+        let inner = py.detach(|| KeyPair::from_private_hex(&text)).py_err()?;
         Ok(Self { inner })
     }
 
@@ -415,8 +460,9 @@ impl PyHpkeContext {
         &self,
         py: Python<'py>,
         exporter_context: &Bound<'py, PyAny>,
-        length: usize,
+        length: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let length: usize = int_arg(length, invalid_length)?;
         let exporter_context = bytes_arg(exporter_context, "exporter_context")?;
         let secret = self.inner.export(&exporter_context, length).py_err()?;
         Ok(PyBytes::new(py, &secret))
@@ -436,9 +482,10 @@ fn hpke_setup_sender<'py>(
     py: Python<'py>,
     recipient_public_key: &Bound<'py, PyAny>,
     info: &Bound<'py, PyAny>,
-    aead_id: u16,
+    aead_id: &Bound<'py, PyAny>,
     ephemeral_key: Option<&Bound<'py, PyKeyPair>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let aead_id: u16 = int_arg(aead_id, invalid_aead)?;
     let recipient = public_key_arg(py, recipient_public_key, "recipient_public_key")?;
     let info = bytes_arg(info, "info")?;
     let aead = hpke::AeadId::from_id(aead_id).py_err()?;
@@ -459,8 +506,9 @@ fn hpke_setup_receiver(
     recipient_key: &Bound<'_, PyAny>,
     enc: &Bound<'_, PyAny>,
     info: &Bound<'_, PyAny>,
-    aead_id: u16,
+    aead_id: &Bound<'_, PyAny>,
 ) -> PyResult<PyHpkeContext> {
+    let aead_id: u16 = int_arg(aead_id, invalid_aead)?;
     let key = private_key_arg(recipient_key)?;
     let enc = key_arg(enc, "enc").map_err(|_| to_py_err(hpke::open_failure()))?;
     let info = bytes_arg(info, "info")?;
@@ -530,8 +578,9 @@ fn hkdf_expand<'py>(
     py: Python<'py>,
     prk: &Bound<'py, PyAny>,
     info: &Bound<'py, PyAny>,
-    length: usize,
+    length: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let length: usize = int_arg(length, invalid_length)?;
     let (prk, info) = (bytes_arg(prk, "prk")?, bytes_arg(info, "info")?);
     primitives::check_hkdf_output_len(length).py_err()?;
     let mut okm = zeroize::Zeroizing::new(vec![0u8; length]);
@@ -563,9 +612,12 @@ fn seal_session_key(
 #[pyfunction]
 fn open_session_key(
     py: Python<'_>,
-    encrypted_session_signing_key: &str,
+    encrypted_session_signing_key: &Bound<'_, PyAny>,
     client_key: &Bound<'_, PyAny>,
 ) -> PyResult<PyKeyPair> {
+    let encrypted_session_signing_key =
+        text_arg(encrypted_session_signing_key, invalid_base58_text)?;
+    let encrypted_session_signing_key: &str = &encrypted_session_signing_key;
     let key = private_key_arg(client_key)?;
     let inner = py
         .detach(|| session::open_session_key(encrypted_session_signing_key, key.key()))
@@ -589,10 +641,14 @@ fn create_stamp(
 #[pyo3(signature = (stamp, payload, expected_public_key = None))]
 fn verify_stamp<'py>(
     py: Python<'py>,
-    stamp: &str,
+    stamp: &Bound<'py, PyAny>,
     payload: &Bound<'py, PyAny>,
     expected_public_key: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(String, &'static str, Bound<'py, PyBytes>)> {
+    let stamp = text_arg(stamp, || {
+        Error::stamp_malformed("the stamp is not valid text")
+    })?;
+    let stamp: &str = &stamp;
     let payload = payload_arg(payload)?;
     let expected = expected_public_key
         .filter(|k| !k.is_none())
@@ -618,7 +674,12 @@ fn verify_stamps(
 ) -> PyResult<Vec<bool>> {
     let stamps: Vec<String> = stamps
         .try_iter()?
-        .map(|s| s.and_then(|s| s.extract::<String>()))
+        .map(|s| {
+            s.and_then(|s| {
+                text_arg(&s, || Error::stamp_malformed("the stamp is not valid text"))
+                    .map(Cow::into_owned)
+            })
+        })
         .collect::<PyResult<_>>()?;
     let payloads: Vec<Vec<u8>> = payloads
         .try_iter()?
@@ -659,8 +720,9 @@ fn b58encode(data: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 #[pyfunction]
-fn b58decode<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &base58::decode(text).py_err()?))
+fn b58decode<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let text = text_arg(text, invalid_base58_text)?;
+    Ok(PyBytes::new(py, &base58::decode(&text).py_err()?))
 }
 
 #[pyfunction]
@@ -669,8 +731,12 @@ fn b58check_encode(data: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 #[pyfunction]
-fn b58check_decode<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &base58::check_decode(text).py_err()?))
+fn b58check_decode<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let text = text_arg(text, invalid_base58_text)?;
+    Ok(PyBytes::new(py, &base58::check_decode(&text).py_err()?))
 }
 
 #[pymodule]
