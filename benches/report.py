@@ -15,9 +15,11 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -128,6 +130,15 @@ def _fmt_time(seconds: float) -> str:
     return f"{seconds:.3f} s"
 
 
+def _fmt_ratio(row: Row, ratio: float) -> str:
+    # Near the threshold, two decimals could show "2.00x" for a miss: show three.
+    threshold = {"speedup": row.value, "within": 1 / row.value if row.value else 0.0}
+    limit = threshold.get(row.kind)
+    if limit and abs(ratio - limit) < 0.01 * limit:
+        return f"{ratio:.3f}x"
+    return f"{ratio:.2f}x"
+
+
 def _fmt_target(row: Row) -> str:
     if row.kind == "speedup":
         return f">= {row.value:g}x"
@@ -197,7 +208,19 @@ def _versions() -> str:
     return ", ".join(parts)
 
 
-def run_benchmarks(json_path: Path) -> int:
+def _busy_ticks() -> int | None:
+    """System-wide non-idle CPU time in clock ticks, from /proc/stat (None where unavailable)."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    # user nice system idle iowait irq softirq steal (guest time is already inside user)
+    values = [int(v) for v in fields[:8]]
+    return sum(values) - values[3] - values[4]
+
+
+def run_benchmarks(json_path: Path, notes: list[str]) -> int:
+    """Run pytest-benchmark once; append notes on how quiet the machine was to ``notes``."""
     cmd = [
         sys.executable,
         "-m",
@@ -208,16 +231,42 @@ def run_benchmarks(json_path: Path) -> int:
         f"--benchmark-json={json_path}",
     ]
     print("running:", " ".join(cmd), file=sys.stderr, flush=True)
+    load = _load()
+    if load is not None:
+        notes.append(f"Load average (1/5/15 min) just before the run: {load}")
+        if os.getloadavg()[0] > 0.5:
+            print(
+                "warning: the machine is busy (load average > 0.5); medians will be noisy, "
+                "the thread-scaling rows most of all",
+                file=sys.stderr,
+                flush=True,
+            )
+    busy_before = _busy_ticks()
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
     # pytest's own output (progress and pytest-benchmark's table) goes to stderr, keeping
     # stdout for the Markdown report.
     proc = subprocess.run(cmd, cwd=REPO, stdout=sys.stderr, check=False)
+    elapsed = time.monotonic() - started
+    busy_after = _busy_ticks()
+    children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if busy_before is not None and busy_after is not None:
+        busy = (busy_after - busy_before) / os.sysconf("SC_CLK_TCK")
+        ours = (children_after.ru_utime - children_before.ru_utime) + (
+            children_after.ru_stime - children_before.ru_stime
+        )
+        other = max(0.0, busy - ours)
+        notes.append(
+            f"Run time {elapsed:.0f} s; CPU used by other processes meanwhile: {other:.1f} s "
+            f"({'quiet' if other < 0.05 * elapsed else 'NOT quiet: treat the medians with care'})"
+        )
     if proc.returncode != 0 or not json_path.is_file():
         print(f"benchmark run failed (pytest exit status {proc.returncode})", file=sys.stderr)
         return 1
     return 0
 
 
-def report(data: dict[str, Any], load: str | None = None) -> int:
+def report(data: dict[str, Any], notes: list[str] | None = None) -> int:
     by_key: dict[tuple[str, str], dict[str, Any]] = {}
     batch = None
     for bench in data.get("benchmarks", []):
@@ -231,8 +280,8 @@ def report(data: dict[str, Any], load: str | None = None) -> int:
     print("### Results\n")
     print(f"- Date: {when}")
     print(f"- CPU: {_cpu_model()}")
-    if load is not None:
-        print(f"- Load average (1/5/15 min) just before the run: {load}")
+    for note in notes or []:
+        print(f"- {note}")
     print(f"- Versions: {_versions()}")
     print(
         "- Medians from one pytest-benchmark run; speed-up = peer median / ours median "
@@ -252,7 +301,7 @@ def report(data: dict[str, Any], load: str | None = None) -> int:
             continue
         o, p = ours["stats"]["median"], peer["stats"]["median"]
         print(
-            f"| {row.label} | {_fmt_time(o)} | {_fmt_time(p)} | {p / o:.2f}x "
+            f"| {row.label} | {_fmt_time(o)} | {_fmt_time(p)} | {_fmt_ratio(row, p / o)} "
             f"| {_fmt_target(row)} | {_met(row, o, p)} |"
         )
 
@@ -281,17 +330,16 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json is not None:
         return report_file(args.json)
+    notes: list[str] = []
     if args.save_json is not None:
         json_path = args.save_json.resolve()
-        load = _load()
-        return run_benchmarks(json_path) or report_file(json_path, load)
+        return run_benchmarks(json_path, notes) or report_file(json_path, notes)
     with tempfile.TemporaryDirectory(prefix="ewc-bench-") as tmpdir:
         json_path = Path(tmpdir) / "bench.json"
-        load = _load()
-        return run_benchmarks(json_path) or report_file(json_path, load)
+        return run_benchmarks(json_path, notes) or report_file(json_path, notes)
 
 
-def report_file(json_path: Path, load: str | None = None) -> int:
+def report_file(json_path: Path, notes: list[str] | None = None) -> int:
     try:
         data = json.loads(json_path.read_text())
     except (OSError, ValueError) as exc:
@@ -300,7 +348,7 @@ def report_file(json_path: Path, load: str | None = None) -> int:
     if not data.get("benchmarks"):
         print(f"no benchmarks in {json_path}", file=sys.stderr)
         return 1
-    return report(data, load)
+    return report(data, notes)
 
 
 if __name__ == "__main__":

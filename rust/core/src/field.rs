@@ -27,7 +27,7 @@ const B: [u8; 32] = [
 ];
 
 /// A field element in Montgomery form (a * R mod p), fully reduced.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Fe([u64; 4]);
 
 /// Returns a - b and the final borrow.
@@ -135,8 +135,56 @@ impl Fe {
         Self(reduce_once([t[0], t[1], t[2], t[3]], t[4] != 0))
     }
 
+    /// Montgomery squaring: each cross product computed once and doubled, then four rounds of
+    /// reduction (a sqrt is 253 squarings, so this is where the time goes).
     fn square(&self) -> Self {
-        self.mul(self)
+        let a = &self.0;
+        let mut t = [0u64; 8];
+        for i in 0..4 {
+            let mut carry: u128 = 0;
+            for j in (i + 1)..4 {
+                let uv = u128::from(t[i + j]) + u128::from(a[i]) * u128::from(a[j]) + carry;
+                t[i + j] = uv as u64;
+                carry = uv >> 64;
+            }
+            t[i + 4] = carry as u64;
+        }
+        let mut shifted_out = 0u64;
+        for limb in t.iter_mut() {
+            let v = *limb;
+            *limb = (v << 1) | shifted_out;
+            shifted_out = v >> 63;
+        }
+        let mut carry: u128 = 0;
+        for i in 0..4 {
+            let square = u128::from(a[i]) * u128::from(a[i]);
+            let lo = u128::from(t[2 * i]) + u128::from(square as u64) + carry;
+            t[2 * i] = lo as u64;
+            let hi = u128::from(t[2 * i + 1]) + (square >> 64) + (lo >> 64);
+            t[2 * i + 1] = hi as u64;
+            carry = hi >> 64;
+        }
+        // Reduce: add m * p at limb i so that limb i becomes zero (m = t[i], as -p^-1 = 1).
+        let mut top = 0u64;
+        for i in 0..4 {
+            let m = t[i];
+            let mut carry: u128 = 0;
+            for j in 0..4 {
+                let uv = u128::from(t[i + j]) + u128::from(m) * u128::from(P[j]) + carry;
+                t[i + j] = uv as u64;
+                carry = uv >> 64;
+            }
+            for limb in t.iter_mut().skip(i + 4) {
+                if carry == 0 {
+                    break;
+                }
+                let uv = u128::from(*limb) + carry;
+                *limb = uv as u64;
+                carry = uv >> 64;
+            }
+            top += carry as u64;
+        }
+        Self(reduce_once([t[4], t[5], t[6], t[7]], top != 0))
     }
 
     fn square_n(&self, n: usize) -> Self {
@@ -193,6 +241,24 @@ mod tests {
                 .try_into()
                 .unwrap();
         assert!(Fe::from_be_bytes(&p_bytes).is_none());
+    }
+
+    #[test]
+    fn square_matches_mul() {
+        use aws_lc_rs::rand::{SecureRandom, SystemRandom};
+        let rng = SystemRandom::new();
+        let mut edge = [0xffu8; 32];
+        edge[0] = 0xfe; // below p, near it
+        for i in 0..5000 {
+            let mut bytes = [0u8; 32];
+            rng.fill(&mut bytes).unwrap();
+            if i == 0 {
+                bytes = edge;
+            }
+            if let Some(x) = Fe::from_be_bytes(&bytes) {
+                assert_eq!(x.square(), x.mul(&x));
+            }
+        }
     }
 
     #[test]

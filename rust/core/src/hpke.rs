@@ -6,10 +6,12 @@
 //! way (DH output, shared secret, PRKs, key, nonce, exporter secret) is wiped on drop, and every
 //! failure to open is the one generic [`Error::decryption`].
 
+use std::sync::OnceLock;
+
 use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
-use crate::p256::{KeyPair, PublicKey, UNCOMPRESSED_LEN};
+use crate::p256::{KeyPair, PublicKey, COMPRESSED_LEN, UNCOMPRESSED_LEN};
 use crate::primitives::{check_hkdf_output_len, hkdf_expand, hkdf_extract, AesGcm, HASH_LEN};
 
 /// KEM, KDF and AEAD identifiers (RFC 9180 section 7).
@@ -139,13 +141,23 @@ fn encap(
     Ok((shared_secret, enc))
 }
 
-/// `Decap(enc, skR)`; `enc` was already deserialized (and validated) by the caller.
-fn decap(enc: &PublicKey, sk_r: &KeyPair) -> Result<Zeroizing<[u8; KEM_NSECRET]>> {
-    let dh = sk_r.ecdh(enc)?;
-    extract_and_expand(
-        dh.as_ref(),
-        &kem_context(enc.uncompressed(), sk_r.public_key()),
-    )
+/// `DeserializePublicKey(enc)`: 65-byte uncompressed, or 33-byte compressed (decompressed and
+/// thereby validated here). An uncompressed point is validated by aws-lc inside the ECDH of
+/// [`decap`]; any failure is the one generic open error.
+fn deserialize_enc(enc: &[u8]) -> Result<[u8; KEM_NENC]> {
+    match (enc.len(), enc.first()) {
+        (KEM_NENC, Some(0x04)) => enc.try_into().map_err(|_| Error::decryption()),
+        (COMPRESSED_LEN, _) => PublicKey::from_sec1(enc)
+            .map(|point| *point.uncompressed())
+            .map_err(|_| Error::decryption()),
+        _ => Err(Error::decryption()),
+    }
+}
+
+/// `Decap(enc, skR)` with `enc` already deserialized.
+fn decap(enc: &[u8; KEM_NENC], sk_r: &KeyPair) -> Result<Zeroizing<[u8; KEM_NSECRET]>> {
+    let dh = sk_r.ecdh_uncompressed(enc)?;
+    extract_and_expand(dh.as_ref(), &kem_context(enc, sk_r.public_key()))
 }
 
 /// `DeriveKeyPair(ikm)` for DHKEM(P-256) (RFC 9180 section 7.1.3), bitmask 0xff.
@@ -174,7 +186,8 @@ pub fn derive_key_pair(ikm: &[u8]) -> Result<KeyPair> {
 pub struct Context {
     aead: AesGcm,
     base_nonce: Zeroizing<[u8; AEAD_NN]>,
-    exporter_secret: Zeroizing<[u8; HASH_LEN]>,
+    /// None in single-shot contexts, which never export.
+    exporter_secret: Option<Zeroizing<[u8; HASH_LEN]>>,
     seq: u64,
     suite_id: [u8; 10],
 }
@@ -187,15 +200,50 @@ impl core::fmt::Debug for Context {
     }
 }
 
+/// Whether a context derives its exporter secret: a single-shot seal or open never exports.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exporter {
+    Derive,
+    Skip,
+}
+
+/// `LabeledExtract("", label, ikm)` for this suite, computed once per process: `psk_id_hash`
+/// (the default empty psk_id) and `info_hash` of the wallet profile's info are constants.
+fn cached_extract(aead: AeadId, label: &'static [u8], ikm: &'static [u8]) -> [u8; HASH_LEN] {
+    static CACHE: [[OnceLock<[u8; HASH_LEN]>; 2]; 2] = [
+        [OnceLock::new(), OnceLock::new()],
+        [OnceLock::new(), OnceLock::new()],
+    ];
+    let slot = match aead {
+        AeadId::Aes128Gcm => &CACHE[0],
+        AeadId::Aes256Gcm => &CACHE[1],
+    };
+    let slot = if label == b"psk_id_hash" {
+        &slot[0]
+    } else {
+        &slot[1]
+    };
+    *slot.get_or_init(|| *labeled_extract(&aead.suite_id(), b"", label, ikm))
+}
+
 /// `KeySchedule(mode_base, shared_secret, info, default_psk, default_psk_id)`.
-fn key_schedule(aead: AeadId, shared_secret: &[u8], info: &[u8]) -> Result<Context> {
+fn key_schedule(
+    aead: AeadId,
+    shared_secret: &[u8],
+    info: &[u8],
+    exporter: Exporter,
+) -> Result<Context> {
     let suite_id = aead.suite_id();
-    let psk_id_hash = labeled_extract(&suite_id, b"", b"psk_id_hash", b"");
-    let info_hash = labeled_extract(&suite_id, b"", b"info_hash", info);
+    let psk_id_hash = cached_extract(aead, b"psk_id_hash", b"");
+    let info_hash = if info == PROFILE_INFO {
+        cached_extract(aead, b"info_hash", PROFILE_INFO)
+    } else {
+        *labeled_extract(&suite_id, b"", b"info_hash", info)
+    };
     let mut key_schedule_context = [0u8; 1 + 2 * HASH_LEN];
     key_schedule_context[0] = MODE_BASE;
-    key_schedule_context[1..=HASH_LEN].copy_from_slice(psk_id_hash.as_ref());
-    key_schedule_context[1 + HASH_LEN..].copy_from_slice(info_hash.as_ref());
+    key_schedule_context[1..=HASH_LEN].copy_from_slice(&psk_id_hash);
+    key_schedule_context[1 + HASH_LEN..].copy_from_slice(&info_hash);
 
     let secret = labeled_extract(&suite_id, shared_secret, b"secret", b"");
     let mut key = Zeroizing::new([0u8; 32]);
@@ -215,14 +263,20 @@ fn key_schedule(aead: AeadId, shared_secret: &[u8], info: &[u8]) -> Result<Conte
         &key_schedule_context,
         base_nonce.as_mut(),
     )?;
-    let mut exporter_secret = Zeroizing::new([0u8; HASH_LEN]);
-    labeled_expand(
-        &suite_id,
-        secret.as_ref(),
-        b"exp",
-        &key_schedule_context,
-        exporter_secret.as_mut(),
-    )?;
+    let exporter_secret = match exporter {
+        Exporter::Skip => None,
+        Exporter::Derive => {
+            let mut exporter_secret = Zeroizing::new([0u8; HASH_LEN]);
+            labeled_expand(
+                &suite_id,
+                secret.as_ref(),
+                b"exp",
+                &key_schedule_context,
+                exporter_secret.as_mut(),
+            )?;
+            Some(exporter_secret)
+        }
+    };
     Ok(Context {
         aead: AesGcm::new(key)?,
         base_nonce,
@@ -283,10 +337,11 @@ impl Context {
     /// `Context.Export(exporter_context, L)` (RFC 9180 section 5.3).
     pub fn export(&self, exporter_context: &[u8], length: usize) -> Result<Zeroizing<Vec<u8>>> {
         check_hkdf_output_len(length)?;
+        let exporter_secret = self.exporter_secret.as_ref().ok_or_else(Error::internal)?;
         let mut out = Zeroizing::new(vec![0u8; length]);
         labeled_expand(
             &self.suite_id,
-            self.exporter_secret.as_ref(),
+            exporter_secret.as_ref(),
             b"sec",
             exporter_context,
             &mut out,
@@ -312,16 +367,38 @@ pub fn setup_base_s_with_ephemeral(
     aead: AeadId,
     ephemeral: &KeyPair,
 ) -> Result<([u8; KEM_NENC], Context)> {
+    setup_sender(pk_r, info, aead, ephemeral, Exporter::Derive)
+}
+
+fn setup_sender(
+    pk_r: &PublicKey,
+    info: &[u8],
+    aead: AeadId,
+    ephemeral: &KeyPair,
+    exporter: Exporter,
+) -> Result<([u8; KEM_NENC], Context)> {
     let (shared_secret, enc) = encap(pk_r, ephemeral)?;
-    Ok((enc, key_schedule(aead, shared_secret.as_ref(), info)?))
+    Ok((
+        enc,
+        key_schedule(aead, shared_secret.as_ref(), info, exporter)?,
+    ))
 }
 
 /// `SetupBaseR(enc, skR, info)`. `enc` may be compressed or uncompressed; an `enc` that is not
 /// a valid point fails as any other open failure would.
 pub fn setup_base_r(enc: &[u8], sk_r: &KeyPair, info: &[u8], aead: AeadId) -> Result<Context> {
-    let enc = PublicKey::from_sec1(enc).map_err(|_| Error::decryption())?;
-    let shared_secret = decap(&enc, sk_r).map_err(|_| Error::decryption())?;
-    key_schedule(aead, shared_secret.as_ref(), info)
+    setup_base_r_deserialized(&deserialize_enc(enc)?, sk_r, info, aead, Exporter::Derive)
+}
+
+fn setup_base_r_deserialized(
+    enc: &[u8; KEM_NENC],
+    sk_r: &KeyPair,
+    info: &[u8],
+    aead: AeadId,
+    exporter: Exporter,
+) -> Result<Context> {
+    let shared_secret = decap(enc, sk_r).map_err(|_| Error::decryption())?;
+    key_schedule(aead, shared_secret.as_ref(), info, exporter)
 }
 
 fn resolve_aad<'a>(
@@ -376,10 +453,11 @@ pub fn open(
     aad: Aad<'_>,
     ciphertext: &[u8],
 ) -> Result<Zeroizing<Vec<u8>>> {
-    let mut context = setup_base_r(enc, sk_r, info, AeadId::Aes256Gcm)?;
-    let enc = PublicKey::from_sec1(enc).map_err(|_| Error::decryption())?;
+    let enc = deserialize_enc(enc)?;
+    let mut context =
+        setup_base_r_deserialized(&enc, sk_r, info, AeadId::Aes256Gcm, Exporter::Skip)?;
     let mut buf = [0u8; 2 * KEM_NENC];
-    let aad = resolve_aad(aad, enc.uncompressed(), sk_r.public_key(), &mut buf);
+    let aad = resolve_aad(aad, &enc, sk_r.public_key(), &mut buf);
     context
         .open(aad, ciphertext)
         .map_err(|_| Error::decryption())

@@ -293,9 +293,19 @@ impl KeyPair {
 
     /// Raw ECDH: the x-coordinate of d * peer (SEC 1 section 3.3.1), wiped on drop.
     pub fn ecdh(&self, peer: &PublicKey) -> Result<Zeroizing<[u8; SCALAR_LEN]>> {
+        self.ecdh_uncompressed(peer.uncompressed())
+    }
+
+    /// ECDH with a 65-byte uncompressed point that has not been validated yet: aws-lc parses
+    /// and validates it (coordinates < p, on the curve) as part of the agreement, so a caller
+    /// on the hot path need not validate it a second time.
+    pub(crate) fn ecdh_uncompressed(
+        &self,
+        peer: &[u8; UNCOMPRESSED_LEN],
+    ) -> Result<Zeroizing<[u8; SCALAR_LEN]>> {
         agreement::agree(
             &self.agreement,
-            agreement::UnparsedPublicKey::new(&ECDH_P256, peer.uncompressed()),
+            agreement::UnparsedPublicKey::new(&ECDH_P256, peer),
             Error::invalid_point(),
             |secret| {
                 let mut out = Zeroizing::new([0u8; SCALAR_LEN]);
