@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: a C toolchain for aws-lc-sys.
+# Debian packages: a C toolchain for aws-lc-sys; redis-server for the signed-retry store tests.
 apt_packages=()
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 command -v python3 >/dev/null 2>&1 || apt_packages+=(python3 python3-venv)
+command -v redis-server >/dev/null 2>&1 || apt_packages+=(redis-server)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=(); else SUDO=(sudo); fi
     "${SUDO[@]}" apt-get update

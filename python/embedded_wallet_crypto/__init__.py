@@ -6,7 +6,7 @@ The public names of ``shared/design/API.md``. Hot cryptography runs in the Rust 
 
 from __future__ import annotations
 
-from . import errors, hpke
+from . import errors, hpke, signed_retry
 from ._native import __version__
 from .base58 import b58check_decode, b58check_encode, b58decode, b58encode
 from .errors import (
@@ -24,6 +24,7 @@ from .errors import (
 from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
 from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
+from .webhooks import sign_webhook, verify_webhook_signature
 
 __all__ = [
     "DecodeError",
@@ -51,7 +52,10 @@ __all__ = [
     "open_session_key",
     "parse_public_key",
     "seal_session_key",
+    "sign_webhook",
+    "signed_retry",
     "verify_signature",
     "verify_stamp",
     "verify_stamps",
+    "verify_webhook_signature",
 ]

@@ -1,7 +1,10 @@
 """The ``ewc`` command line (API.md, "Command line").
 
-Exit status: 0 success, 1 a check failed, 2 bad usage (including a DIR that cannot be used).
-Errors are one line on standard error, never a traceback.
+Exit status: 0 success, 1 a check failed (a stamp that does not verify, a sealed key that does
+not open), 2 bad usage (including a file or DIR that cannot be used, or malformed input). Errors
+are one line on standard error, never a traceback. Secrets and payloads are read from files or
+standard input (``-``), never from arguments; private keys are written only to new files
+(mode 0600) or, with an explicit flag, to standard output.
 """
 
 from __future__ import annotations
@@ -15,97 +18,11 @@ from pathlib import Path
 
 import embedded_wallet_crypto as ewc
 
-from . import vectors
+from . import demo, vectors
+from ._cli_io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._cli_session import add_session_commands
 
-__all__ = ["DEMO_STEPS", "DemoStep", "main"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-
-# A demo step runs one flow end to end and raises (any exception) when the flow misbehaves.
-DemoStep = tuple[str, Callable[[], None]]
-
-
-class CheckFailed(Exception):
-    """A demo step saw a wrong result."""
-
-
-def _check(condition: bool, message: str) -> None:
-    if not condition:
-        raise CheckFailed(message)
-
-
-def _expect_error(call: Callable[[], object], family: type[ewc.WalletCryptoError]) -> None:
-    try:
-        call()
-    except family:
-        return
-    raise CheckFailed(f"expected {family.__name__}, but the call succeeded")
-
-
-# --- demo flows ------------------------------------------------------------------------------
-
-
-def _demo_keys() -> None:
-    key = ewc.KeyPair.generate()
-    public = key.public_key_bytes()
-    _check(
-        ewc.parse_public_key(key.public_key_hex(compressed=True)) == public,
-        "the compressed public key does not parse back to the uncompressed one",
-    )
-    _check(
-        ewc.KeyPair.from_private_bytes(key.private_key_bytes()) == key,
-        "reloading the private scalar gave another key",
-    )
-
-
-def _demo_hpke() -> None:
-    client = ewc.KeyPair.generate()
-    message = b"wire-profile round trip"
-    enc, ciphertext = ewc.hpke.seal(client.public_key_bytes(), message)
-    _check(len(enc) == 65, "enc is not 65 bytes")
-    _check(ewc.hpke.open(client, enc, ciphertext) == message, "open did not return the message")
-    tampered = ciphertext[:-1] + bytes([ciphertext[-1] ^ 1])
-    _expect_error(lambda: ewc.hpke.open(client, enc, tampered), ewc.DecryptionError)
-
-
-def _demo_signatures() -> None:
-    key = ewc.KeyPair.generate()
-    message = b'{"type":"ACTIVITY_TYPE_EXPORT_WALLET"}'
-    signature = key.sign(message)
-    compressed = key.public_key_hex(compressed=True)
-    _check(ewc.verify_signature(compressed, message, signature), "a fresh signature failed")
-    _check(
-        not ewc.verify_signature(compressed, message + b" ", signature),
-        "a signature verified over other bytes",
-    )
-
-
-def _demo_sealed_session_key() -> None:
-    # FORMATS.md section 3: base58check(compressed enc || ciphertext), 81 bytes decoded.
-    client = ewc.KeyPair.generate()
-    session_key = ewc.KeyPair.generate()
-    enc, ciphertext = ewc.hpke.seal(client.public_key_bytes(), session_key.private_key_bytes())
-    text = ewc.b58check_encode(ewc.compress_public_key(enc) + ciphertext)
-    payload = ewc.b58check_decode(text)
-    _check(len(payload) == 81, f"decoded payload is {len(payload)} bytes, not 81")
-    opened = ewc.hpke.open(client, payload[:33], payload[33:])
-    _check(ewc.KeyPair.from_private_bytes(opened) == session_key, "another session key came out")
-    last = text[-1]
-    changed = text[:-1] + ("2" if last == "1" else "1")
-    _expect_error(lambda: ewc.b58check_decode(changed), ewc.DecodeError)
-
-
-# Later flows (session keys, stamps, export, OTP, passkeys, OIDC, signed retries) add their
-# steps here; each is a name and a function that raises when the flow misbehaves.
-DEMO_STEPS: list[DemoStep] = [
-    ("key generation", _demo_keys),
-    ("HPKE wire-profile round trip, tampered ciphertext rejected", _demo_hpke),
-    ("ECDSA sign and verify", _demo_signatures),
-    ("base58check of a sealed session key", _demo_sealed_session_key),
-]
-
+__all__ = ["main"]
 
 # --- commands --------------------------------------------------------------------------------
 
@@ -162,25 +79,15 @@ def _cmd_vectors_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    failed = 0
-    for name, step in DEMO_STEPS:
-        try:
-            step()
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as problem:  # PyO3's PanicException derives from BaseException
-            failed += 1
-            print(f"FAILED  {name}: {type(problem).__name__}: {problem}")
-        else:
-            print(f"OK      {name}")
-    print(f"\n{len(DEMO_STEPS) - failed} of {len(DEMO_STEPS)} steps OK")
-    return EXIT_FAILED if failed else EXIT_OK
+    return demo.run()
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ewc",
-        description="embedded-wallet-crypto: keys, HPKE, signatures, base58check and vectors.",
+        description=(
+            "embedded-wallet-crypto: keys, session keys, stamps, vectors and an end-to-end demo."
+        ),
         epilog="Exit status: 0 success, 1 a check failed, 2 bad usage.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {ewc.__version__}")
@@ -208,8 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(handler=_cmd_vectors_verify)
 
-    demo = commands.add_parser("demo", help="run every available flow end to end")
-    demo.set_defaults(handler=_cmd_demo)
+    add_session_commands(commands)
+
+    demo_parser = commands.add_parser("demo", help="run every available flow end to end")
+    demo_parser.set_defaults(handler=_cmd_demo)
     return parser
 
 
@@ -234,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
+    except UsageError as error:
+        print(f"ewc: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except ewc.WalletCryptoError as error:
         print(f"ewc: error: {error}", file=sys.stderr)
         return EXIT_USAGE

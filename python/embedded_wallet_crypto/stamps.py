@@ -108,7 +108,7 @@ def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) 
     raw = payload_to_sign.encode() if isinstance(payload_to_sign, str) else bytes(payload_to_sign)
     try:
         body: Any = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # bad UTF-8 or JSON, huge integers, deep nesting
         raise StampError("payloadToSign is not valid JSON", "PAYLOAD_MALFORMED", 400) from None
     parameters = body.get("parameters") if isinstance(body, dict) else None
     if not isinstance(parameters, dict):

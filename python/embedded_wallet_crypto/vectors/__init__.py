@@ -1,7 +1,8 @@
 """The project's known-answer vectors (vectors/README.md, schema ``ewc-vectors/1``).
 
-``generate(directory)`` writes hpke.json, keys.json, signatures.json and base58check.json, the
-same bytes on every run: keys come from RFC 9180 DeriveKeyPair over fixed inputs, and every
+``generate(directory)`` writes hpke.json, keys.json, signatures.json, base58check.json,
+session_key.json, stamp.json and signed_retry.json, the same bytes on every run: keys come from
+RFC 9180 DeriveKeyPair over fixed inputs, and every
 expected value is computed by an independent reference (``_reference``: pyca/cryptography and
 the standard library), never by the library under test. ``verify(directory)`` runs every case of
 every ``*.json`` file through the public Python API and reports per-file counts and failures.
@@ -14,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import WalletCryptoError
-from . import _generate_base58, _generate_hpke, _generate_keys, _generate_signatures
+from . import (
+    _generate_base58,
+    _generate_hpke,
+    _generate_keys,
+    _generate_session_key,
+    _generate_signatures,
+    _generate_signed_retry,
+    _generate_stamp,
+)
 from ._common import SCHEMA, write
 from ._verify import OPERATIONS, Failure, FileReport, Report, run_case, verify, verify_file
 
@@ -36,6 +45,9 @@ FILES: dict[str, Callable[[], dict[str, Any]]] = {
     "keys.json": _generate_keys.build,
     "signatures.json": _generate_signatures.build,
     "base58check.json": _generate_base58.build,
+    "session_key.json": _generate_session_key.build,
+    "stamp.json": _generate_stamp.build,
+    "signed_retry.json": _generate_signed_retry.build,
 }
 
 

@@ -6,14 +6,22 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import embedded_wallet_crypto as ewc
 
 from ._common import SCHEMA
-
-T = TypeVar("T")
-Inputs = Mapping[str, Any]
+from ._inputs import (
+    Inputs,
+    MalformedCase,
+    Mismatch,
+    agree,
+    input_bytes,
+    input_text,
+    optional_input_bytes,
+)
+from ._operations_session_stamp import SESSION_STAMP_OPERATIONS
+from ._operations_signed_retry import SIGNED_RETRY_EXCEPTIONS, SIGNED_RETRY_OPERATIONS
 
 # vectors/README.md, "Error codes": the exception class each code must come with.
 EXCEPTION_FOR_CODE: dict[str, type[ewc.WalletCryptoError]] = {
@@ -29,6 +37,12 @@ EXCEPTION_FOR_CODE: dict[str, type[ewc.WalletCryptoError]] = {
     "INVALID_SIGNATURE_ENCODING": ewc.DecodeError,
     "INVALID_LENGTH": ewc.DecodeError,
     "DECRYPTION_FAILED": ewc.DecryptionError,
+    "CLIENT_HELD_KEY": ewc.InvalidKey,
+    "WALLET_SIGNATURE_MISSING": ewc.StampError,
+    "WALLET_SIGNATURE_MALFORMED": ewc.StampError,
+    "WALLET_SIGNATURE_INVALID": ewc.StampError,
+    "WALLET_SIGNATURE_KEY_MISMATCH": ewc.StampError,
+    **SIGNED_RETRY_EXCEPTIONS,
 }
 
 
@@ -85,89 +99,36 @@ class Report:
         }
 
 
-class _MalformedCase(Exception):
-    """The vector itself does not follow the schema."""
-
-
-class _Mismatch(Exception):
-    """Two public calls that must agree did not (or a round trip did not come back)."""
-
-
-# --- inputs ----------------------------------------------------------------------------------
-
-
-def _text(inputs: Inputs, name: str) -> str:
-    value = inputs.get(name)
-    if not isinstance(value, str):
-        raise _MalformedCase(f"input {name!r} must be a string")
-    return value
-
-
-def _bytes(inputs: Inputs, name: str) -> bytes:
-    value = _text(inputs, name)
-    try:
-        data = bytes.fromhex(value)
-    except ValueError:
-        raise _MalformedCase(f"input {name!r} is not hex") from None
-    if value != data.hex():
-        raise _MalformedCase(f"input {name!r} is not lowercase hex without separators")
-    return data
-
-
-def _optional_bytes(inputs: Inputs, name: str) -> bytes | None:
-    if name not in inputs:
-        raise _MalformedCase(f"input {name!r} is missing (use null for the profile default)")
-    return None if inputs[name] is None else _bytes(inputs, name)
-
-
-def _agree(*calls: tuple[str, Callable[[], T]]) -> list[T]:
-    """Run calls that must all succeed or all fail with the same code; re-raise that error."""
-    outcomes: list[tuple[str, T | None, ewc.WalletCryptoError | None]] = []
-    for name, call in calls:
-        try:
-            outcomes.append((name, call(), None))
-        except ewc.WalletCryptoError as error:
-            outcomes.append((name, None, error))
-    codes = {error.code if error else None for _, _, error in outcomes}
-    if len(codes) > 1:
-        described = [f"{n} {'raised ' + e.code if e else 'succeeded'}" for n, _, e in outcomes]
-        raise _Mismatch("; ".join(described))
-    first_error = outcomes[0][2]
-    if first_error is not None:
-        raise first_error
-    return [value for _, value, _ in outcomes if value is not None]
-
-
 # --- operations ------------------------------------------------------------------------------
 
 
 def _hpke_seal_open(inputs: Inputs) -> dict[str, Any]:
-    recipient = ewc.KeyPair.from_private_bytes(_bytes(inputs, "recipient_private_key"))
-    ephemeral = ewc.KeyPair.from_private_bytes(_bytes(inputs, "ephemeral_private_key"))
-    info, aad = _bytes(inputs, "info"), _optional_bytes(inputs, "aad")
-    plaintext = _bytes(inputs, "plaintext")
+    recipient = ewc.KeyPair.from_private_bytes(input_bytes(inputs, "recipient_private_key"))
+    ephemeral = ewc.KeyPair.from_private_bytes(input_bytes(inputs, "ephemeral_private_key"))
+    info, aad = input_bytes(inputs, "info"), optional_input_bytes(inputs, "aad")
+    plaintext = input_bytes(inputs, "plaintext")
     enc, ciphertext = ewc.hpke.seal_deterministic_for_tests(
         recipient.public_key_bytes(), plaintext, ephemeral_key=ephemeral, info=info, aad=aad
     )
     opened = ewc.hpke.open(recipient, enc, ciphertext, info=info, aad=aad)
     if opened != plaintext:
-        raise _Mismatch("hpke.open of the sealed ciphertext did not return the plaintext")
+        raise Mismatch("hpke.open of the sealed ciphertext did not return the plaintext")
     return {"enc": enc.hex(), "ciphertext": ciphertext.hex()}
 
 
 def _hpke_open(inputs: Inputs) -> dict[str, Any]:
     plaintext = ewc.hpke.open(
-        _bytes(inputs, "recipient_private_key"),
-        _bytes(inputs, "enc"),
-        _bytes(inputs, "ciphertext"),
-        info=_bytes(inputs, "info"),
-        aad=_optional_bytes(inputs, "aad"),
+        input_bytes(inputs, "recipient_private_key"),
+        input_bytes(inputs, "enc"),
+        input_bytes(inputs, "ciphertext"),
+        info=input_bytes(inputs, "info"),
+        aad=optional_input_bytes(inputs, "aad"),
     )
     return {"plaintext": plaintext.hex()}
 
 
 def _hpke_derive_key_pair(inputs: Inputs) -> dict[str, Any]:
-    key_pair = ewc.hpke.derive_key_pair(_bytes(inputs, "ikm"))
+    key_pair = ewc.hpke.derive_key_pair(input_bytes(inputs, "ikm"))
     return {
         "private_key": key_pair.private_key_bytes().hex(),
         "public_key": key_pair.public_key_hex(),
@@ -175,8 +136,8 @@ def _hpke_derive_key_pair(inputs: Inputs) -> dict[str, Any]:
 
 
 def _public_key_parse(inputs: Inputs) -> dict[str, Any]:
-    text = _text(inputs, "public_key")
-    uncompressed, compressed = _agree(
+    text = input_text(inputs, "public_key")
+    uncompressed, compressed = agree(
         ("parse_public_key", lambda: ewc.parse_public_key(text)),
         ("compress_public_key", lambda: ewc.compress_public_key(text)),
     )
@@ -184,15 +145,15 @@ def _public_key_parse(inputs: Inputs) -> dict[str, Any]:
 
 
 def _private_key_load(inputs: Inputs) -> dict[str, Any]:
-    scalar = _bytes(inputs, "private_key")
-    from_bytes, from_hex = _agree(
+    scalar = input_bytes(inputs, "private_key")
+    from_bytes, from_hex = agree(
         ("KeyPair.from_private_bytes", lambda: ewc.KeyPair.from_private_bytes(scalar)),
         ("KeyPair.from_private_hex", lambda: ewc.KeyPair.from_private_hex(scalar.hex())),
     )
     if from_bytes.public_key_bytes() != from_hex.public_key_bytes():
-        raise _Mismatch("from_private_bytes and from_private_hex gave different keys")
+        raise Mismatch("from_private_bytes and from_private_hex gave different keys")
     if from_bytes.private_key_bytes() != scalar:
-        raise _Mismatch("private_key_bytes() does not return the loaded scalar")
+        raise Mismatch("private_key_bytes() does not return the loaded scalar")
     return {
         "public_key": from_bytes.public_key_hex(),
         "public_key_compressed": from_bytes.public_key_hex(compressed=True),
@@ -201,23 +162,25 @@ def _private_key_load(inputs: Inputs) -> dict[str, Any]:
 
 def _ecdsa_verify(inputs: Inputs) -> dict[str, Any]:
     verified = ewc.verify_signature(
-        _bytes(inputs, "public_key"), _bytes(inputs, "message"), _bytes(inputs, "signature")
+        input_bytes(inputs, "public_key"),
+        input_bytes(inputs, "message"),
+        input_bytes(inputs, "signature"),
     )
     if not isinstance(verified, bool):
-        raise _Mismatch(f"verify_signature returned {type(verified).__name__}, not bool")
+        raise Mismatch(f"verify_signature returned {type(verified).__name__}, not bool")
     return {"verified": verified}
 
 
 def _b58check_encode(inputs: Inputs) -> dict[str, Any]:
-    payload = _bytes(inputs, "payload")
+    payload = input_bytes(inputs, "payload")
     text = ewc.b58check_encode(payload)
     if ewc.b58check_decode(text) != payload:
-        raise _Mismatch("b58check_decode(b58check_encode(payload)) is not the payload")
+        raise Mismatch("b58check_decode(b58check_encode(payload)) is not the payload")
     return {"text": text}
 
 
 def _b58check_decode(inputs: Inputs) -> dict[str, Any]:
-    return {"payload": ewc.b58check_decode(_text(inputs, "text")).hex()}
+    return {"payload": ewc.b58check_decode(input_text(inputs, "text")).hex()}
 
 
 OPERATIONS: dict[str, Callable[[Inputs], dict[str, Any]]] = {
@@ -229,6 +192,8 @@ OPERATIONS: dict[str, Callable[[Inputs], dict[str, Any]]] = {
     "ecdsa_verify": _ecdsa_verify,
     "b58check_encode": _b58check_encode,
     "b58check_decode": _b58check_decode,
+    **SESSION_STAMP_OPERATIONS,
+    **SIGNED_RETRY_OPERATIONS,
 }
 
 
@@ -277,9 +242,9 @@ def run_case(case: Any) -> str | None:
         return "malformed case: an invalid case needs an 'error' code"
     try:
         actual = runner(inputs)
-    except _MalformedCase as problem:
+    except MalformedCase as problem:
         return f"malformed case: {problem}"
-    except _Mismatch as problem:
+    except Mismatch as problem:
         return f"inconsistent results: {problem}"
     except ewc.WalletCryptoError as error:
         if valid:

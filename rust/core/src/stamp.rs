@@ -9,9 +9,8 @@
 
 use std::thread;
 
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-use base64::engine::DecodePaddingMode;
-use base64::{alphabet, Engine};
+use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
+use base64::Engine;
 use serde::Deserialize;
 
 use crate::der;
@@ -21,13 +20,20 @@ use crate::p256::{cached_verifying_key, KeyPair, PublicKey, COMPRESSED_LEN};
 /// The only scheme (FORMATS.md section 4).
 pub const SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
 
-/// base64url that writes no padding and reads either form (real clients differ).
-const BASE64URL: GeneralPurpose = GeneralPurpose::new(
-    &alphabet::URL_SAFE,
-    GeneralPurposeConfig::new()
-        .with_encode_padding(false)
-        .with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
+/// A stamp is written unpadded; it is read padded (canonical `=`s) or unpadded, nothing between.
+fn decode_base64url(stamp: &str) -> Result<Vec<u8>> {
+    let engine = if stamp.ends_with('=') {
+        &URL_SAFE
+    } else {
+        &URL_SAFE_NO_PAD
+    };
+    engine
+        .decode(stamp)
+        .map_err(|_| Error::stamp_malformed("the stamp is not valid base64url"))
+}
+
+const NOT_AN_OBJECT: &str =
+    "the stamp is not a JSON object with exactly publicKey, scheme and signature strings";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -55,7 +61,7 @@ pub fn create(payload: &[u8], key: &KeyPair) -> Result<String> {
         hex::encode(key.public_key().compressed()),
         hex::encode(signature),
     );
-    Ok(BASE64URL.encode(json))
+    Ok(URL_SAFE_NO_PAD.encode(json))
 }
 
 /// Checks the stamp's shape (base64url, JSON, scheme, key, DER) without verifying it.
@@ -63,14 +69,13 @@ pub fn parse(stamp: &str) -> Result<Stamp> {
     if stamp.is_empty() {
         return Err(Error::stamp_missing());
     }
-    let json = BASE64URL
-        .decode(stamp)
-        .map_err(|_| Error::stamp_malformed("the stamp is not valid base64url"))?;
-    let fields: StampJson<'_> = serde_json::from_slice(&json).map_err(|_| {
-        Error::stamp_malformed(
-            "the stamp is not a JSON object with exactly publicKey, scheme and signature strings",
-        )
-    })?;
+    let json = decode_base64url(stamp)?;
+    // serde's derived Deserialize would also read the struct from a JSON array.
+    if json.trim_ascii_start().first() != Some(&b'{') {
+        return Err(Error::stamp_malformed(NOT_AN_OBJECT));
+    }
+    let fields: StampJson<'_> =
+        serde_json::from_slice(&json).map_err(|_| Error::stamp_malformed(NOT_AN_OBJECT))?;
     if fields.scheme != SCHEME {
         return Err(Error::stamp_malformed(
             "the stamp's scheme is not SIGNATURE_SCHEME_TK_API_P256",

@@ -1,0 +1,33 @@
+"""Signed retries (``ewc.signed_retry``): the server's two-step protocol.
+
+Leg one, ``SignedRetry.issue``, returns the 202 ``SignedRequestChallenge`` with the exact
+``payloadToSign`` (FORMATS.md section 5); leg two, ``SignedRetry.verify``, accepts the retry's
+``Request-Id`` and ``Service-Wallet-Signature`` once, from an active session of the account,
+over the stored payload, before ``expiresAt``, with the bound ``clientPublicKey`` unchanged.
+
+Stores: ``MemoryStore`` (default, one process), ``SqliteStore(path)`` (one host, survives
+restarts) and ``RedisStore(url)`` (many hosts; needs the ``redis`` extra).
+"""
+
+from __future__ import annotations
+
+from ._credentials import SessionKeys, ensure_credential_remains
+from ._operations import CREDENTIAL_TYPES, Operation
+from ._protocol import SignedRequestChallenge, SignedRetry, VerifiedRetry
+from ._records import ChallengeRecord, Store
+from .stores import MemoryStore, RedisStore, SqliteStore
+
+__all__ = [
+    "CREDENTIAL_TYPES",
+    "ChallengeRecord",
+    "MemoryStore",
+    "Operation",
+    "RedisStore",
+    "SessionKeys",
+    "SignedRequestChallenge",
+    "SignedRetry",
+    "SqliteStore",
+    "Store",
+    "VerifiedRetry",
+    "ensure_credential_remains",
+]

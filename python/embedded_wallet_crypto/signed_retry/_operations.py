@@ -1,0 +1,222 @@
+"""The signed-retry operations and their ``payloadToSign`` (FORMATS.md section 5).
+
+Each operation has the activity ``type`` the real infrastructure uses, the ``parameters`` it
+needs, the credential type its 202 response reports (service interface, SignedRequestChallenge)
+and whether it binds the client's public key (export and refresh: ``parameters.targetPublicKey``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..errors import SignedRetryError
+
+__all__ = [
+    "CREDENTIAL_TYPES",
+    "Operation",
+    "build_payload",
+    "checked_parameters",
+    "credential_type_for",
+    "resolve_operation",
+]
+
+#: The interface's credential types (AuthMethod.type, SignedRequestChallenge.type).
+CREDENTIAL_TYPES = ("OAUTH", "EMAIL_OTP", "PASSKEY")
+
+
+class Operation(str, Enum):
+    """The signed-retry operations of the service interface (Authentication, rule 8)."""
+
+    ADD_OAUTH_CREDENTIAL = "ADD_OAUTH_CREDENTIAL"
+    ADD_PASSKEY_CREDENTIAL = "ADD_PASSKEY_CREDENTIAL"
+    ADD_EMAIL_OTP_CREDENTIAL = "ADD_EMAIL_OTP_CREDENTIAL"
+    REVOKE_CREDENTIAL = "REVOKE_CREDENTIAL"
+    REVOKE_SESSION = "REVOKE_SESSION"
+    REFRESH_SESSION = "REFRESH_SESSION"
+    EXPORT_WALLET = "EXPORT_WALLET"
+    EXECUTE_QUOTE = "EXECUTE_QUOTE"
+
+    @property
+    def activity_type(self) -> str:
+        """The payload's ``type`` (FORMATS.md section 5)."""
+        return _SPECS[self].activity_type
+
+    @property
+    def binds_client_key(self) -> bool:
+        """True when the payload binds the client's public key as ``targetPublicKey``."""
+        return _SPECS[self].binds_client_key
+
+
+@dataclass(frozen=True)
+class _Field:
+    description: str
+    check: Callable[[Any], bool]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    activity_type: str
+    fields: Mapping[str, _Field]
+    credential_type: str | None = None  # fixed for the add operations
+    binds_client_key: bool = False
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _texts(*, allow_empty: bool = False) -> _Field:
+    def check(value: Any) -> bool:
+        return (
+            isinstance(value, list)
+            and (allow_empty or len(value) > 0)
+            and all(_is_text(item) for item in value)
+        )
+
+    return _Field("a non-empty list of strings" if not allow_empty else "a list of strings", check)
+
+
+def _objects(**fields: _Field) -> _Field:
+    def check(value: Any) -> bool:
+        return (
+            isinstance(value, list)
+            and len(value) > 0
+            and all(
+                isinstance(item, dict)
+                and all(name in item and field.check(item[name]) for name, field in fields.items())
+                for item in value
+            )
+        )
+
+    return _Field(f"a non-empty list of objects with {', '.join(fields)}", check)
+
+
+_TEXT = _Field("a non-empty string", _is_text)
+_OBJECT = _Field("an object", lambda value: isinstance(value, dict))
+_PUBLIC_KEY = _Field("the bound client public key", _is_text)
+
+_SPECS: dict[Operation, _Spec] = {
+    Operation.ADD_OAUTH_CREDENTIAL: _Spec(
+        "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS",
+        {"oauthProviders": _objects(oidcToken=_TEXT, providerName=_TEXT), "userId": _TEXT},
+        credential_type="OAUTH",
+    ),
+    Operation.ADD_PASSKEY_CREDENTIAL: _Spec(
+        "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2",
+        {
+            "authenticators": _objects(
+                attestation=_OBJECT,
+                authenticatorName=_TEXT,
+                challenge=_TEXT,
+                transports=_texts(allow_empty=True),
+            ),
+            "userId": _TEXT,
+        },
+        credential_type="PASSKEY",
+    ),
+    Operation.ADD_EMAIL_OTP_CREDENTIAL: _Spec(
+        "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
+        {"userEmail": _TEXT, "userId": _TEXT},
+        credential_type="EMAIL_OTP",
+    ),
+    Operation.REVOKE_CREDENTIAL: _Spec(
+        "ACTIVITY_TYPE_DELETE_AUTHENTICATORS", {"authenticatorIds": _texts(), "userId": _TEXT}
+    ),
+    Operation.REVOKE_SESSION: _Spec(
+        "ACTIVITY_TYPE_DELETE_API_KEYS", {"apiKeyIds": _texts(), "userId": _TEXT}
+    ),
+    Operation.REFRESH_SESSION: _Spec(
+        "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+        {"targetPublicKey": _PUBLIC_KEY},
+        binds_client_key=True,
+    ),
+    Operation.EXPORT_WALLET: _Spec(
+        "ACTIVITY_TYPE_EXPORT_WALLET",
+        {"targetPublicKey": _PUBLIC_KEY, "walletId": _TEXT},
+        binds_client_key=True,
+    ),
+    Operation.EXECUTE_QUOTE: _Spec(
+        "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+        {"signWith": _TEXT, "unsignedTransaction": _TEXT, "type": _TEXT},
+    ),
+}
+
+
+def _invalid(reason: str) -> SignedRetryError:
+    return SignedRetryError(reason, "INVALID_PARAMETERS", 400)
+
+
+def resolve_operation(operation: Operation | str) -> Operation:
+    """The :class:`Operation` for a member or its name; ``UNKNOWN_OPERATION`` (400) otherwise."""
+    if isinstance(operation, Operation):
+        return operation
+    if isinstance(operation, str) and operation in Operation.__members__:
+        return Operation[operation]
+    raise SignedRetryError(
+        f"unknown signed-retry operation {operation!r}; expected one of "
+        f"{', '.join(Operation.__members__)}",
+        "UNKNOWN_OPERATION",
+        400,
+    )
+
+
+def credential_type_for(operation: Operation, credential_type: str | None) -> str | None:
+    """The challenge's ``type``: fixed by an add operation, otherwise the caller's (or None)."""
+    fixed = _SPECS[operation].credential_type
+    if credential_type is not None and credential_type not in CREDENTIAL_TYPES:
+        raise _invalid(f"credential_type must be one of {', '.join(CREDENTIAL_TYPES)}")
+    if fixed is not None and credential_type not in (None, fixed):
+        raise _invalid(f"{operation.name} adds a credential of type {fixed}, not {credential_type}")
+    return fixed or credential_type
+
+
+def checked_parameters(
+    operation: Operation, parameters: Mapping[str, Any], bound_client_public_key: str | None
+) -> dict[str, Any]:
+    """The operation's parameters, checked, with ``targetPublicKey`` set to the bound key."""
+    spec = _SPECS[operation]
+    if not isinstance(parameters, Mapping):
+        raise _invalid("parameters must be an object")
+    result = dict(parameters)
+    unknown = sorted(str(name) for name in result if name not in spec.fields)
+    if unknown:
+        raise _invalid(f"{operation.name} takes no parameter {', '.join(unknown)}")
+    if spec.binds_client_key:
+        if bound_client_public_key is None:
+            raise _invalid(f"{operation.name} needs bound_client_public_key (the clientPublicKey)")
+        given = result.get("targetPublicKey")
+        if given is not None and (
+            not isinstance(given, str) or given.lower() != bound_client_public_key
+        ):
+            raise _invalid("parameters.targetPublicKey differs from bound_client_public_key")
+        result["targetPublicKey"] = bound_client_public_key
+    elif bound_client_public_key is not None:
+        raise _invalid(f"{operation.name} binds no client public key")
+    for name, field in spec.fields.items():
+        if name not in result:
+            raise _invalid(f"{operation.name} needs parameters.{name} ({field.description})")
+        if not field.check(result[name]):
+            raise _invalid(f"parameters.{name} must be {field.description}")
+    return result
+
+
+def build_payload(
+    operation: Operation, parameters: Mapping[str, Any], organization_id: str, timestamp_ms: int
+) -> str:
+    """Compact JSON with sorted keys: ``{"organizationId","parameters","timestampMs","type"}``."""
+    body = {
+        "organizationId": organization_id,
+        "parameters": parameters,
+        "timestampMs": str(timestamp_ms),
+        "type": operation.activity_type,
+    }
+    try:
+        return json.dumps(body, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as problem:
+        raise _invalid(f"parameters are not plain JSON: {problem}") from None
+    except RecursionError:
+        raise _invalid("parameters are nested too deeply") from None

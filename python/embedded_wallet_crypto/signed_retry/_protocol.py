@@ -1,0 +1,337 @@
+"""``SignedRetry``: the server's two-step signed-retry protocol (service interface,
+Authentication rule 8; FORMATS.md sections 4, 5 and 11).
+
+Leg one, :meth:`SignedRetry.issue`, stores the exact ``payloadToSign`` under a fresh
+``Request:<uuid4>`` and returns the 202 challenge. Leg two, :meth:`SignedRetry.verify`, checks
+the retry's ``Request-Id`` and ``Service-Wallet-Signature`` against the stored record and then
+claims the id. Every check runs before the claim, so a rejected retry (a bad signature, a
+swapped client key, a key that is not a session of the account) leaves the id usable until it
+expires; the claim itself is atomic in the store, so of any number of concurrent valid retries,
+also from other processes or hosts sharing the store, exactly one is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .._types import KeyLike
+from ..errors import SignedRetryError, StampError, WalletCryptoError
+from ..keys import parse_public_key
+from ..stamps import verify_stamp
+from ._credentials import SessionKeys, session_credentials
+from ._operations import (
+    Operation,
+    build_payload,
+    checked_parameters,
+    credential_type_for,
+    resolve_operation,
+)
+from ._records import ChallengeRecord, Store
+from .stores import MemoryStore
+
+__all__ = ["SignedRequestChallenge", "SignedRetry", "VerifiedRetry"]
+
+_MAX_REQUEST_ID_LENGTH = 200
+
+
+def _utc(milliseconds: int) -> datetime:
+    return datetime.fromtimestamp(milliseconds / 1000, tz=timezone.utc)
+
+
+def _fail(reason: str, code: str, status: int = 401) -> SignedRetryError:
+    return SignedRetryError(reason, code, status)
+
+
+def _new_request_id() -> str:
+    return f"Request:{uuid.uuid4()}"
+
+
+def _stored_request(record: ChallengeRecord) -> tuple[Operation, dict[str, Any]]:
+    """The operation and the parameters exactly as signed; STORE_CORRUPT (500) if unreadable."""
+    try:
+        parameters = json.loads(record.payload_to_sign)["parameters"]
+        operation = Operation[record.operation]
+    except (KeyError, TypeError, ValueError):
+        parameters = None
+    if not isinstance(parameters, dict):
+        raise SignedRetryError("a stored signed-retry challenge is corrupt", "STORE_CORRUPT", 500)
+    return operation, parameters
+
+
+@dataclass(frozen=True)
+class SignedRequestChallenge:
+    """The 202 response of leg one. ``type`` is the credential type being added, revoked, or
+    that issued the session being revoked; None where the interface gives the operation none."""
+
+    payload_to_sign: str
+    request_id: str
+    expires_at: datetime
+    type: str | None
+    operation: Operation
+
+    def to_response(self) -> dict[str, str]:
+        """The interface's SignedRequestChallenge body (``expiresAt`` in UTC, milliseconds)."""
+        body = {
+            "payloadToSign": self.payload_to_sign,
+            "requestId": self.request_id,
+            "expiresAt": self.expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }
+        if self.type is not None:
+            body["type"] = self.type
+        return body
+
+
+@dataclass(frozen=True)
+class VerifiedRetry:
+    """An accepted retry: what was authorized, and by which session."""
+
+    request_id: str
+    account_id: str
+    operation: Operation
+    type: str | None
+    parameters: dict[str, Any]
+    payload_to_sign: str
+    session_public_key: str  # compressed hex; "" for the sandbox stamp
+    session_credential_id: str | None
+    bound_client_public_key: str | None
+
+
+class SignedRetry:
+    """Issue and verify signed retries.
+
+    Args:
+        store: where challenges live between the legs (default: a new :class:`MemoryStore`).
+        ttl_seconds: the life of a challenge (``expiresAt`` is issue time plus this).
+        clock: the current time in seconds since the epoch.
+        keep_expired_seconds: how long a store keeps a record after it expires, so that a late
+            retry is told ``REQUEST_ID_EXPIRED`` rather than ``REQUEST_ID_UNKNOWN``.
+        id_factory: makes request ids; only known-answer vectors replace ``Request:<uuid4>``.
+        sandbox: also accept the interface's ``sandbox-valid-signature`` stamp.
+    """
+
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        ttl_seconds: float = 300,
+        clock: Callable[[], float] = time.time,
+        keep_expired_seconds: float = 300,
+        id_factory: Callable[[], str] = _new_request_id,
+        sandbox: bool = False,
+    ) -> None:
+        if not ttl_seconds > 0 or not keep_expired_seconds >= 0:
+            raise SignedRetryError(
+                "ttl_seconds must be positive and keep_expired_seconds not negative",
+                "INVALID_PARAMETERS",
+                400,
+            )
+        self.store: Store = store if store is not None else MemoryStore()
+        self.ttl_seconds = ttl_seconds
+        self._ttl_ms = max(1, round(ttl_seconds * 1000))
+        self._keep_seconds = ttl_seconds + keep_expired_seconds
+        self._clock = clock
+        self._id_factory = id_factory
+        self.sandbox = sandbox
+
+    def _now_ms(self) -> int:
+        return round(self._clock() * 1000)
+
+    def issue(
+        self,
+        *,
+        account_id: str,
+        operation: Operation | str,
+        parameters: Mapping[str, Any],
+        organization_id: str,
+        bound_client_public_key: KeyLike | None = None,
+        credential_type: str | None = None,
+    ) -> SignedRequestChallenge:
+        """Leg one: build and store the ``payloadToSign`` (FORMATS.md section 5).
+
+        Args:
+            account_id: the internal account the retry must come from.
+            operation: an :class:`Operation` or its name.
+            parameters: the payload's parameters, named as in FORMATS.md section 5. For export
+                and refresh, ``targetPublicKey`` is set to ``bound_client_public_key``.
+            organization_id: the payload's ``organizationId``.
+            bound_client_public_key: the request body's ``clientPublicKey``; required for
+                export and refresh, refused for the others. Kept as given, in lowercase.
+            credential_type: the challenge's ``type`` (OAUTH, EMAIL_OTP, PASSKEY) for revoking a
+                credential or a session; fixed by the operation when adding a credential.
+
+        Raises:
+            SignedRetryError: ``UNKNOWN_OPERATION`` or ``INVALID_PARAMETERS`` (400).
+            InvalidKey: ``bound_client_public_key`` is not a valid P-256 key.
+        """
+        op = resolve_operation(operation)
+        for name, value in (("account_id", account_id), ("organization_id", organization_id)):
+            if not isinstance(value, str) or not value:
+                raise _fail(f"{name} must be a non-empty string", "INVALID_PARAMETERS", 400)
+        bound = None
+        if bound_client_public_key is not None:
+            parse_public_key(bound_client_public_key)
+            bound = (
+                bound_client_public_key.lower()
+                if isinstance(bound_client_public_key, str)
+                else bytes(bound_client_public_key).hex()
+            )
+        challenge_type = credential_type_for(op, credential_type)
+        checked = checked_parameters(op, parameters, bound)
+        now_ms = self._now_ms()
+        payload = build_payload(op, checked, organization_id, now_ms)
+        record = ChallengeRecord(
+            request_id=self._id_factory(),
+            account_id=account_id,
+            operation=op.name,
+            credential_type=challenge_type,
+            payload_to_sign=payload,
+            bound_client_public_key=bound,
+            expires_at_ms=now_ms + self._ttl_ms,
+        )
+        self.store.put(record, self._keep_seconds)
+        return SignedRequestChallenge(
+            payload_to_sign=payload,
+            request_id=record.request_id,
+            expires_at=_utc(record.expires_at_ms),
+            type=challenge_type,
+            operation=op,
+        )
+
+    def verify(
+        self,
+        *,
+        request_id: str | None,
+        stamp: str | None,
+        account_session_keys: SessionKeys,
+        request_body_client_public_key: KeyLike | None = None,
+        account_id: str | None = None,
+    ) -> VerifiedRetry:
+        """Leg two: check the retry, then claim its request id (single use).
+
+        Args:
+            request_id: the ``Request-Id`` header (None or "" when absent).
+            stamp: the ``Service-Wallet-Signature`` header (None or "" when absent).
+            account_session_keys: the public keys (hex, compressed or not) of the account's
+                active sessions, or a mapping from each key to the id of the credential that
+                issued it. Revoking a credential needs the mapping: the session must belong
+                to a credential other than those revoked.
+            request_body_client_public_key: the retry body's ``clientPublicKey`` (export and
+                refresh); it must be the key bound in leg one.
+            account_id: when given, the account the request was issued for.
+
+        Raises:
+            StampError: ``WALLET_SIGNATURE_MISSING``, ``WALLET_SIGNATURE_MALFORMED``,
+                ``WALLET_SIGNATURE_INVALID`` (not over the stored payload) or
+                ``WALLET_SIGNATURE_KEY_MISMATCH`` (not a session key of the account), all 401.
+            SignedRetryError: ``REQUEST_ID_MISSING``, ``REQUEST_ID_UNKNOWN``,
+                ``REQUEST_ID_ACCOUNT_MISMATCH``, ``REQUEST_ID_USED``, ``REQUEST_ID_EXPIRED``,
+                ``CLIENT_PUBLIC_KEY_MISMATCH``, ``SESSION_OF_REVOKED_CREDENTIAL``,
+                ``SESSION_CREDENTIAL_UNKNOWN`` (all 401); ``STORE_UNAVAILABLE`` (503).
+            InvalidKey: a key in ``account_session_keys`` is malformed.
+        """
+        if not stamp:
+            raise StampError(
+                "the Service-Wallet-Signature header is missing", "WALLET_SIGNATURE_MISSING", 401
+            )
+        if not request_id:
+            raise _fail(
+                "a Service-Wallet-Signature needs its Request-Id header", "REQUEST_ID_MISSING"
+            )
+        record = self._stored(request_id)
+        if account_id is not None and record.account_id != account_id:
+            raise _fail(
+                "the request id was issued for another account", "REQUEST_ID_ACCOUNT_MISMATCH"
+            )
+        now_ms = self._now_ms()
+        self._check_usable(record, now_ms)
+        operation, parameters = _stored_request(record)
+        signer = verify_stamp(stamp, record.payload_to_sign, sandbox=self.sandbox)
+        credential_id = None
+        if signer.public_key != "":  # "" only for the sandbox stamp, which names no session
+            credential_id = self._session_credential(signer.public_key, account_session_keys)
+            if operation is Operation.REVOKE_CREDENTIAL:
+                self._check_other_credential(credential_id, parameters["authenticatorIds"])
+        self._check_bound_key(record, request_body_client_public_key)
+        if not self.store.claim(request_id, now_ms):
+            latest = self.store.get(request_id)
+            self._check_usable(latest if latest is not None else record.as_claimed(), now_ms)
+            raise _fail("the request id has already been used", "REQUEST_ID_USED")
+        return VerifiedRetry(
+            request_id=request_id,
+            account_id=record.account_id,
+            operation=operation,
+            type=record.credential_type,
+            parameters=parameters,
+            payload_to_sign=record.payload_to_sign,
+            session_public_key=signer.public_key,
+            session_credential_id=credential_id,
+            bound_client_public_key=record.bound_client_public_key,
+        )
+
+    def _stored(self, request_id: str) -> ChallengeRecord:
+        record = None
+        if isinstance(request_id, str) and len(request_id) <= _MAX_REQUEST_ID_LENGTH:
+            record = self.store.get(request_id)
+        if record is None:
+            raise _fail("the request id is unknown", "REQUEST_ID_UNKNOWN")
+        return record
+
+    @staticmethod
+    def _check_usable(record: ChallengeRecord, now_ms: int) -> None:
+        if record.claimed:
+            raise _fail("the request id has already been used", "REQUEST_ID_USED")
+        if now_ms >= record.expires_at_ms:
+            raise _fail("the signed-retry challenge has expired", "REQUEST_ID_EXPIRED")
+
+    @staticmethod
+    def _check_bound_key(record: ChallengeRecord, client_public_key: KeyLike | None) -> None:
+        bound = record.bound_client_public_key
+        if bound is None:
+            return
+        if client_public_key is None:
+            raise _fail(
+                "the retry carries no clientPublicKey; it must repeat the bound one",
+                "CLIENT_PUBLIC_KEY_MISMATCH",
+            )
+        if isinstance(client_public_key, str) and client_public_key.lower() == bound:
+            return
+        try:
+            same = parse_public_key(client_public_key) == parse_public_key(bound)
+        except WalletCryptoError:  # a malformed key in the retry body is not the bound key
+            same = False
+        if not same:
+            raise _fail(
+                "the retry's clientPublicKey differs from the one bound in step 1",
+                "CLIENT_PUBLIC_KEY_MISMATCH",
+            )
+
+    @staticmethod
+    def _session_credential(public_key: str, account_session_keys: SessionKeys) -> str | None:
+        sessions = session_credentials(account_session_keys)
+        if public_key not in sessions:
+            raise StampError(
+                "the stamp was not made by an active session key of the account",
+                "WALLET_SIGNATURE_KEY_MISMATCH",
+                401,
+            )
+        return sessions[public_key]
+
+    @staticmethod
+    def _check_other_credential(credential_id: str | None, revoking: list[str]) -> None:
+        if credential_id is None:
+            raise _fail(
+                "revoking a credential needs to know which credential issued the signing "
+                "session: pass account_session_keys as a mapping key -> credential id",
+                "SESSION_CREDENTIAL_UNKNOWN",
+            )
+        if credential_id in revoking:
+            raise _fail(
+                "revoking a credential needs a session of a different credential",
+                "SESSION_OF_REVOKED_CREDENTIAL",
+            )

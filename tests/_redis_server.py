@@ -1,0 +1,97 @@
+"""A throwaway ``redis-server`` on a free loopback port, for the store tests.
+
+The tests skip when the binary is missing (and say so), except under ``CI=true``, where a
+missing binary is a failure: ``.ci/run`` installs Debian's ``redis-server``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import IO
+
+import pytest
+import redis
+
+
+def redis_server_binary() -> str:
+    """The path of ``redis-server``; skips visibly when absent, fails under CI."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        message = "redis-server not found on PATH (Debian: apt-get install redis-server)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + "; CI=true requires it")
+        pytest.skip(message)
+    return binary
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class RedisServer:
+    """One ``redis-server`` process with append-only persistence in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.binary = redis_server_binary()
+        self.directory = directory
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.port = free_port()
+        command = [
+            self.binary,
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--save", "",
+            "--appendonly", "yes",
+            "--appendfsync", "always",
+            "--dir", str(self.directory),
+            "--daemonize", "no",
+        ]  # fmt: skip
+        log = self._log = (self.directory / "redis.log").open("ab")
+        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if client.ping():
+                    break
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"redis-server did not start; see {log.name}") from None
+                time.sleep(0.02)
+        client.close()
+
+    def stop(self) -> None:
+        """Shut down cleanly (SIGTERM: Redis flushes the append-only file and exits)."""
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()

@@ -1,0 +1,368 @@
+"""The challenge stores behind ewc.signed_retry: the same contract for MemoryStore, SqliteStore
+and RedisStore (a real redis-server on a loopback port), the protocol through each, records and
+claims surviving restarts, and 8 processes racing for each request id over 1,000 rounds."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import _claim_race
+import embedded_wallet_crypto as ewc
+import pytest
+import redis
+from _redis_server import RedisServer, free_port
+from conftest import report_counts
+from embedded_wallet_crypto.signed_retry import (
+    ChallengeRecord,
+    MemoryStore,
+    Operation,
+    RedisStore,
+    SignedRetry,
+    SqliteStore,
+    Store,
+)
+
+SESSION = ewc.hpke.derive_key_pair(b"store tests session key ikm 0001")
+FAR_FUTURE_MS = 2**53
+RACE_WORKERS = 8
+RACE_ROUNDS = 1000
+_serial = iter(range(10**9))
+
+
+def record(*, expires_at_ms: int = FAR_FUTURE_MS, request_id: str | None = None) -> ChallengeRecord:
+    return ChallengeRecord(
+        request_id=request_id or f"Request:store-test-{time.time_ns()}-{next(_serial)}",
+        account_id="InternalAccount:1",
+        operation="EXPORT_WALLET",
+        credential_type=None,
+        payload_to_sign='{"organizationId":"o","parameters":{},"timestampMs":"1","type":"t"}',
+        bound_client_public_key="04" + "ab" * 64,
+        expires_at_ms=expires_at_ms,
+    )
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+    elif request.param == "sqlite":
+        sqlite_store = SqliteStore(tmp_path / "challenges.db")
+        yield sqlite_store
+        sqlite_store.close()
+    else:
+        server: RedisServer = request.getfixturevalue("redis_server")
+        redis_store = RedisStore(server.url, key_prefix=f"test:{request.node.name}:")
+        yield redis_store
+        redis_store.close()
+
+
+def fails(call: Any, code: str, status: int) -> ewc.WalletCryptoError:
+    with pytest.raises(ewc.SignedRetryError) as caught:
+        call()
+    assert (caught.value.code, caught.value.status) == (code, status), repr(caught.value)
+    return caught.value
+
+
+# --- the contract ---------------------------------------------------------------------------
+
+
+def test_put_get_round_trip(store: Store) -> None:
+    stored = record()
+    store.put(stored, 60)
+    assert store.get(stored.request_id) == stored
+    assert store.get("Request:never-issued") is None
+
+
+def test_claim_once(store: Store) -> None:
+    stored = record(expires_at_ms=1_000)
+    store.put(stored, 60)
+    assert store.claim(stored.request_id, 999) is True
+    assert store.claim(stored.request_id, 999) is False
+    assert store.get(stored.request_id) == stored.as_claimed()
+
+
+def test_claim_refuses_expired_and_unknown(store: Store) -> None:
+    stored = record(expires_at_ms=1_000)
+    store.put(stored, 60)
+    assert store.claim(stored.request_id, 1_000) is False
+    assert store.claim(stored.request_id, 5_000) is False
+    assert store.claim("Request:never-issued", 0) is False
+    retrieved = store.get(stored.request_id)
+    assert retrieved is not None and retrieved.claimed is False
+
+
+def test_put_refuses_an_existing_id(store: Store) -> None:
+    stored = record()
+    store.put(stored, 60)
+    assert store.claim(stored.request_id, 0)
+    fails(lambda: store.put(record(request_id=stored.request_id), 60), "REQUEST_ID_CONFLICT", 500)
+    assert store.get(stored.request_id) == stored.as_claimed()  # not reopened
+
+
+def test_protocol_through_each_store(store: Store) -> None:
+    retry = SignedRetry(store)
+    client = ewc.KeyPair.generate()
+    challenge = retry.issue(
+        account_id="InternalAccount:1",
+        operation=Operation.EXPORT_WALLET,
+        parameters={"walletId": "Wallet:1"},
+        organization_id="org",
+        bound_client_public_key=client.public_key_hex(),
+    )
+    stamp = ewc.create_stamp(challenge.payload_to_sign, SESSION)
+
+    def verify(**changes: Any) -> Any:
+        arguments = {
+            "request_id": challenge.request_id,
+            "stamp": stamp,
+            "account_session_keys": [SESSION.public_key_hex()],
+            "request_body_client_public_key": client.public_key_hex(),
+            **changes,
+        }
+        return retry.verify(**arguments)
+
+    fails(lambda: verify(request_body_client_public_key=None), "CLIENT_PUBLIC_KEY_MISMATCH", 401)
+    fails(lambda: verify(request_id="Request:unknown"), "REQUEST_ID_UNKNOWN", 401)
+    assert verify().bound_client_public_key == client.public_key_hex()
+    fails(verify, "REQUEST_ID_USED", 401)
+
+
+def test_expired_through_each_store(store: Store) -> None:
+    now = [1_700_000_000.0]
+    retry = SignedRetry(store, ttl_seconds=5, clock=lambda: now[0])
+    challenge = retry.issue(
+        account_id="a",
+        operation="REVOKE_SESSION",
+        parameters={"apiKeyIds": ["Session:1"], "userId": "u"},
+        organization_id="o",
+    )
+    now[0] += 5
+    stamp = ewc.create_stamp(challenge.payload_to_sign, SESSION)
+    fails(
+        lambda: retry.verify(
+            request_id=challenge.request_id,
+            stamp=stamp,
+            account_session_keys=[SESSION.public_key_hex()],
+        ),
+        "REQUEST_ID_EXPIRED",
+        401,
+    )
+
+
+# --- store specifics ------------------------------------------------------------------------
+
+
+def test_redis_forgets_by_ttl(redis_server: RedisServer) -> None:
+    store = RedisStore(redis_server.url, key_prefix="test:ttl:")
+    stored = record()
+    store.put(stored, 0.3)
+    client = redis.Redis.from_url(redis_server.url)
+    assert 0 < client.pttl("test:ttl:" + stored.request_id) <= 300
+    time.sleep(0.4)
+    assert store.get(stored.request_id) is None
+    assert store.claim(stored.request_id, 0) is False
+    client.close()
+
+
+def test_redis_unreachable_is_a_store_error() -> None:
+    store = RedisStore(f"redis://127.0.0.1:{free_port()}/0", socket_timeout_seconds=0.5)
+    fails(lambda: store.get("Request:x"), "STORE_UNAVAILABLE", 503)
+    fails(lambda: store.put(record(), 60), "STORE_UNAVAILABLE", 503)
+    fails(lambda: store.claim("Request:x", 0), "STORE_UNAVAILABLE", 503)
+
+
+def test_sqlite_forgets_after_ttl(tmp_path: Path) -> None:
+    path = tmp_path / "challenges.db"
+    old = record()
+    SqliteStore(path).put(old, 0.01)
+    time.sleep(0.02)
+    store = SqliteStore(path)  # a fresh instance purges on its first put
+    store.put(record(), 60)
+    assert store.get(old.request_id) is None
+
+
+def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "challenges.db", busy_timeout_seconds=3)
+    connection = store._connection()
+    assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert connection.execute("PRAGMA busy_timeout").fetchone() == (3000,)
+
+
+def test_sqlite_store_errors(tmp_path: Path) -> None:
+    for path in (":memory:", ""):
+        fails(lambda: SqliteStore(path), "STORE_CONFIG_INVALID", 500)  # noqa: B023
+    fails(lambda: SqliteStore(tmp_path / "missing" / "dir" / "c.db"), "STORE_UNAVAILABLE", 503)
+    store = SqliteStore(tmp_path / "challenges.db")
+    stored = record()
+    store.put(stored, 60)
+    with sqlite3.connect(tmp_path / "challenges.db") as connection:
+        connection.execute("UPDATE signed_retry_challenges SET record = '{\"nope\": 1}'")
+    fails(lambda: store.get(stored.request_id), "STORE_CORRUPT", 500)
+
+
+# --- restarts -------------------------------------------------------------------------------
+
+
+def test_sqlite_claim_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "challenges.db"
+    retry = SignedRetry(SqliteStore(path))
+    used = retry.issue(
+        account_id="a",
+        operation=Operation.REVOKE_SESSION,
+        parameters={"apiKeyIds": ["Session:1"], "userId": "u"},
+        organization_id="o",
+    )
+    pending = retry.issue(
+        account_id="a",
+        operation=Operation.REVOKE_SESSION,
+        parameters={"apiKeyIds": ["Session:2"], "userId": "u"},
+        organization_id="o",
+    )
+    stamps = {c.request_id: ewc.create_stamp(c.payload_to_sign, SESSION) for c in (used, pending)}
+    sessions = [SESSION.public_key_hex()]
+    retry.verify(
+        request_id=used.request_id, stamp=stamps[used.request_id], account_session_keys=sessions
+    )
+    assert isinstance(retry.store, SqliteStore)
+    retry.store.close()
+
+    reopened = SignedRetry(SqliteStore(path))
+    fails(
+        lambda: reopened.verify(
+            request_id=used.request_id, stamp=stamps[used.request_id], account_session_keys=sessions
+        ),
+        "REQUEST_ID_USED",
+        401,
+    )
+    verified = reopened.verify(
+        request_id=pending.request_id,
+        stamp=stamps[pending.request_id],
+        account_session_keys=sessions,
+    )
+    assert verified.parameters["apiKeyIds"] == ["Session:2"]
+
+
+@pytest.mark.parametrize("how", ["shutdown", "kill"])
+def test_redis_claim_survives_a_restart(tmp_path: Path, how: str) -> None:
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        store = RedisStore(server.url)
+        used, pending = record(), record()
+        store.put(used, 600)
+        store.put(pending, 600)
+        assert store.claim(used.request_id, 0)
+        store.close()
+        if how == "kill":  # appendfsync always: the claim was on disk before it was reported
+            assert server.process is not None
+            server.process.kill()
+            server.process.wait()
+            server.process = None
+        server.restart()
+        store = RedisStore(server.url)
+        assert store.get(used.request_id) == used.as_claimed()
+        assert store.claim(used.request_id, 0) is False
+        assert store.get(pending.request_id) == pending
+        assert store.claim(pending.request_id, 0) is True
+        client = redis.Redis.from_url(server.url)
+        assert 0 < client.pttl(store.key_prefix + used.request_id) <= 600_000  # TTL kept
+        client.close()
+        store.close()
+    finally:
+        server.stop()
+
+
+# --- 8 processes, 1,000 rounds --------------------------------------------------------------
+
+
+def _race(kind: str, location: str) -> None:
+    store = _claim_race.open_store(kind, location)
+    protocol = SignedRetry(store)
+    claim_ids = []
+    for _ in range(RACE_ROUNDS):
+        stored = record()
+        store.put(stored, 600)
+        claim_ids.append(stored.request_id)
+    retries = []
+    for index in range(RACE_ROUNDS):
+        challenge = protocol.issue(
+            account_id="a",
+            operation=Operation.REVOKE_SESSION,
+            parameters={"apiKeyIds": [f"Session:{index}"], "userId": "u"},
+            organization_id="o",
+        )
+        retries.append((challenge.request_id, ewc.create_stamp(challenge.payload_to_sign, SESSION)))
+
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(RACE_WORKERS)
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=_claim_race.race,
+            args=(
+                w,
+                kind,
+                location,
+                claim_ids,
+                retries,
+                SESSION.public_key_hex(),
+                barrier,
+                results,
+            ),
+        )
+        for w in range(RACE_WORKERS)
+    ]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    try:
+        reports = [results.get(timeout=240) for _ in workers]
+    finally:
+        for worker in workers:
+            worker.join(timeout=30)
+            if worker.is_alive():
+                worker.kill()
+    elapsed = time.perf_counter() - started
+
+    problems = [problem for *_, problem in reports if problem is not None]
+    assert problems == []
+    raw_winners, verify_winners = [0] * RACE_ROUNDS, [0] * RACE_ROUNDS
+    loser_codes: dict[str, int] = {}
+    for _, raw_wins, verify_wins, codes, _ in reports:
+        for index in raw_wins:
+            raw_winners[index] += 1
+        for index in verify_wins:
+            verify_winners[index] += 1
+        for code, count in codes.items():
+            loser_codes[code] = loser_codes.get(code, 0) + count
+    assert raw_winners == [1] * RACE_ROUNDS, "a claim round without exactly one winner"
+    assert verify_winners == [1] * RACE_ROUNDS, "a verify round without exactly one winner"
+    assert loser_codes == {"REQUEST_ID_USED": RACE_ROUNDS * (RACE_WORKERS - 1)}
+    report_counts(
+        f"claim race {kind}",
+        processes=RACE_WORKERS,
+        rounds=RACE_ROUNDS * 2,
+        single_winner_rounds=RACE_ROUNDS * 2,
+        milliseconds=round(elapsed * 1000),
+    )
+
+
+def test_sqlite_eight_processes_one_winner_per_round(tmp_path: Path) -> None:
+    _race("sqlite", str(tmp_path / "challenges.db"))
+
+
+def test_redis_eight_processes_one_winner_per_round(redis_server: RedisServer) -> None:
+    _race("redis", redis_server.url)
