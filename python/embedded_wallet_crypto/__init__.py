@@ -6,7 +6,7 @@ The public names of ``shared/design/API.md``. Hot cryptography runs in the Rust 
 
 from __future__ import annotations
 
-from . import errors, hpke, signed_retry
+from . import errors, hpke, policy, signed_retry
 from ._native import __version__
 from .base58 import b58check_decode, b58check_encode, b58decode, b58encode
 from .errors import (
@@ -22,6 +22,7 @@ from .errors import (
     WalletCryptoError,
 )
 from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
+from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 from .webhooks import sign_webhook, verify_webhook_signature
@@ -30,6 +31,7 @@ __all__ = [
     "DecodeError",
     "DecryptionError",
     "EnvelopeError",
+    "Environment",
     "InvalidKey",
     "KeyPair",
     "OidcError",
@@ -47,11 +49,14 @@ __all__ = [
     "check_payload_binding",
     "compress_public_key",
     "create_stamp",
+    "default_environment",
     "errors",
     "hpke",
     "open_session_key",
     "parse_public_key",
+    "policy",
     "seal_session_key",
+    "set_default_environment",
     "sign_webhook",
     "signed_retry",
     "verify_signature",

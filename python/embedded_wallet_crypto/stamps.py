@@ -17,6 +17,7 @@ from . import _native
 from ._types import BytesLike, KeyLike
 from .errors import StampError, WalletCryptoError
 from .keys import KeyPair, parse_public_key
+from .policy import Environment, sandbox_allowed
 
 __all__ = [
     "SANDBOX_STAMP",
@@ -54,7 +55,7 @@ def verify_stamp(
     payload: Payload,
     *,
     expected_public_key: KeyLike | None = None,
-    sandbox: bool = False,
+    sandbox: bool | Environment | None = None,
 ) -> Stamp:
     """Verify a stamp over the exact payload bytes.
 
@@ -62,7 +63,8 @@ def verify_stamp(
         stamp: the header value (padded or unpadded base64url).
         payload: the ``payloadToSign`` exactly as the server issued it.
         expected_public_key: the session key that must have signed, compressed or not.
-        sandbox: also accept the literal ``sandbox-valid-signature``.
+        sandbox: also accept the literal ``sandbox-valid-signature`` (see ``ewc.policy``;
+            None means the process default, PRODUCTION unless set).
 
     Returns:
         The verified :class:`Stamp`.
@@ -73,7 +75,7 @@ def verify_stamp(
             or ``WALLET_SIGNATURE_KEY_MISMATCH`` (valid, but not the expected key).
         InvalidKey: ``expected_public_key`` itself is malformed.
     """
-    if sandbox and stamp == SANDBOX_STAMP:
+    if stamp == SANDBOX_STAMP and sandbox_allowed(sandbox):
         return Stamp(public_key="", scheme="SANDBOX", signature=b"")
     public_key, scheme, signature = _native.verify_stamp(stamp or "", payload, expected_public_key)
     return Stamp(public_key=public_key, scheme=scheme, signature=signature)

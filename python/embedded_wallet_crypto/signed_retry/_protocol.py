@@ -23,6 +23,7 @@ from typing import Any
 from .._types import KeyLike
 from ..errors import SignedRetryError, StampError, WalletCryptoError
 from ..keys import parse_public_key
+from ..policy import Environment
 from ..stamps import verify_stamp
 from ._credentials import SessionKeys, session_credentials
 from ._operations import (
@@ -123,7 +124,7 @@ class SignedRetry:
         clock: Callable[[], float] = time.time,
         keep_expired_seconds: float = 300,
         id_factory: Callable[[], str] = _new_request_id,
-        sandbox: bool = False,
+        sandbox: bool | Environment | None = None,
     ) -> None:
         if not ttl_seconds > 0 or not keep_expired_seconds >= 0:
             raise SignedRetryError(
