@@ -522,6 +522,28 @@ fn hpke_setup_receiver(
 // ---------------------------------------------------------------------------------------------
 // Primitives (for upstream vectors: Wycheproof AES-GCM and HKDF, RFC 5869)
 
+/// `AesGcm::seal` or `AesGcm::open`: (key, nonce, aad, input) to output.
+type AesGcmDirection<T> = fn(&primitives::AesGcm, &[u8], &[u8], &[u8]) -> ewc_core::Result<T>;
+
+/// Runs one AES-GCM direction over bytes-like arguments (the key is wiped after use).
+fn aes_gcm<'py, T: AsRef<[u8]>>(
+    py: Python<'py>,
+    args: [&Bound<'py, PyAny>; 4],
+    direction: AesGcmDirection<T>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let [key, nonce, aad, input] = args;
+    let key = zeroize::Zeroizing::new(bytes_arg(key, "key")?.into_owned());
+    let (nonce, aad, input) = (
+        bytes_arg(nonce, "nonce")?,
+        bytes_arg(aad, "aad")?,
+        bytes_arg(input, "input")?,
+    );
+    let output = primitives::AesGcm::new(&key)
+        .and_then(|k| direction(&k, &nonce, &aad, &input))
+        .py_err()?;
+    Ok(PyBytes::new(py, output.as_ref()))
+}
+
 #[pyfunction]
 fn aes_gcm_seal<'py>(
     py: Python<'py>,
@@ -530,16 +552,7 @@ fn aes_gcm_seal<'py>(
     aad: &Bound<'py, PyAny>,
     plaintext: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let key = zeroize::Zeroizing::new(bytes_arg(key, "key")?.into_owned());
-    let (nonce, aad, plaintext) = (
-        bytes_arg(nonce, "nonce")?,
-        bytes_arg(aad, "aad")?,
-        bytes_arg(plaintext, "plaintext")?,
-    );
-    let ct = primitives::AesGcm::new(&key)
-        .and_then(|k| k.seal(&nonce, &aad, &plaintext))
-        .py_err()?;
-    Ok(PyBytes::new(py, &ct))
+    aes_gcm(py, [key, nonce, aad, plaintext], primitives::AesGcm::seal)
 }
 
 #[pyfunction]
@@ -550,16 +563,7 @@ fn aes_gcm_open<'py>(
     aad: &Bound<'py, PyAny>,
     ciphertext: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let key = zeroize::Zeroizing::new(bytes_arg(key, "key")?.into_owned());
-    let (nonce, aad, ciphertext) = (
-        bytes_arg(nonce, "nonce")?,
-        bytes_arg(aad, "aad")?,
-        bytes_arg(ciphertext, "ciphertext")?,
-    );
-    let pt = primitives::AesGcm::new(&key)
-        .and_then(|k| k.open(&nonce, &aad, &ciphertext))
-        .py_err()?;
-    Ok(PyBytes::new(py, &pt))
+    aes_gcm(py, [key, nonce, aad, ciphertext], primitives::AesGcm::open)
 }
 
 #[pyfunction]
