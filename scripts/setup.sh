@@ -5,11 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: a C toolchain for aws-lc-sys; redis-server for the signed-retry store tests.
+# Debian packages: a C toolchain for aws-lc-sys; redis-server for the signed-retry store tests;
+# chromium for the passkey browser test (Playwright drives it; it never downloads its own).
 apt_packages=()
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 command -v python3 >/dev/null 2>&1 || apt_packages+=(python3 python3-venv)
 command -v redis-server >/dev/null 2>&1 || apt_packages+=(redis-server)
+[ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=(); else SUDO=(sudo); fi
     "${SUDO[@]}" apt-get update
@@ -21,5 +23,6 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 .venv/bin/maturin develop --release --locked --quiet

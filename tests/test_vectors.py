@@ -22,6 +22,10 @@ FILE_NAMES = [
     "session_key.json",
     "stamp.json",
     "signed_retry.json",
+    "oidc.json",
+    "export.json",
+    "otp.json",
+    "passkey.json",
 ]
 
 

@@ -6,7 +6,7 @@ The public names of ``shared/design/API.md``. Hot cryptography runs in the Rust 
 
 from __future__ import annotations
 
-from . import errors, hpke, policy, signed_retry
+from . import errors, hpke, oidc, otp, passkeys, policy, signed_retry
 from ._native import __version__
 from .base58 import b58check_decode, b58check_encode, b58decode, b58encode
 from .errors import (
@@ -21,6 +21,12 @@ from .errors import (
     StampError,
     WalletCryptoError,
 )
+from .export import (
+    PREPRODUCTION_SIGNER_PUBLIC_KEY,
+    PRODUCTION_SIGNER_PUBLIC_KEY,
+    open_export_bundle,
+    seal_export_bundle,
+)
 from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
 from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
@@ -28,6 +34,8 @@ from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, ve
 from .webhooks import sign_webhook, verify_webhook_signature
 
 __all__ = [
+    "PREPRODUCTION_SIGNER_PUBLIC_KEY",
+    "PRODUCTION_SIGNER_PUBLIC_KEY",
     "DecodeError",
     "DecryptionError",
     "EnvelopeError",
@@ -52,9 +60,14 @@ __all__ = [
     "default_environment",
     "errors",
     "hpke",
+    "oidc",
+    "open_export_bundle",
     "open_session_key",
+    "otp",
     "parse_public_key",
+    "passkeys",
     "policy",
+    "seal_export_bundle",
     "seal_session_key",
     "set_default_environment",
     "sign_webhook",

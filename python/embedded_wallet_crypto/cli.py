@@ -19,7 +19,9 @@ from pathlib import Path
 import embedded_wallet_crypto as ewc
 
 from . import demo, vectors
+from ._cli_export import add_export_commands
 from ._cli_io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._cli_oidc import add_oidc_commands
 from ._cli_session import add_session_commands
 
 __all__ = ["main"]
@@ -116,6 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     verify.set_defaults(handler=_cmd_vectors_verify)
 
     add_session_commands(commands)
+    add_oidc_commands(commands)
+    add_export_commands(commands)
 
     demo_parser = commands.add_parser("demo", help="run every available flow end to end")
     demo_parser.set_defaults(handler=_cmd_demo)

@@ -312,7 +312,10 @@ class _Wallet:
 
 def default_steps() -> list[DemoStep]:
     """The demo's steps, with fresh client and server state."""
-    wallet = _Wallet()
+    from ._demo_envelopes import export_round_trip, otp_round_trip  # they use this module
+    from ._demo_passkeys import PasskeyDemo
+
+    wallet, passkey = _Wallet(), PasskeyDemo()
     return [
         ("key generation and SEC1 encodings", _keys),
         ("HPKE wire-profile round trip, tampered ciphertext rejected", _hpke),
@@ -325,6 +328,10 @@ def default_steps() -> list[DemoStep]:
         ("4 client checks the binding and stamps", wallet.client_checks_binding_and_stamps),
         ("5 server verifies the signed retry", wallet.server_verifies_retry),
         ("6 server rejects replay, tampering, strangers, swaps", wallet.server_rejects_attacks),
+        ("7 export envelope: sealed, pinned, opened; tampering rejected", export_round_trip),
+        ("8 encrypted email OTP round trip; tampering rejected", otp_round_trip),
+        ("9 passkey registration with the software authenticator", passkey.register),
+        ("10 passkey login bound to the client key; replays rejected", passkey.login),
     ]
 
 

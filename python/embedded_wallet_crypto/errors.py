@@ -79,10 +79,13 @@ class PasskeyError(WalletCryptoError):
 
 
 class OidcError(WalletCryptoError):
-    """An OIDC ID token failed a check."""
+    """An OIDC ID token failed a check. ``code`` says which; a server answers every one with
+    ``status`` 401 and the interface's reason ``http_reason`` (FORMATS.md section 11)."""
 
     default_code = "OIDC_TOKEN_INVALID"
     default_status = 401
+    #: The ``reason`` of the interface's 401 body, the same for every code.
+    http_reason = "Invalid OIDC token"
 
 
 class OtpError(WalletCryptoError):

@@ -1,11 +1,12 @@
 """The project's known-answer vectors (vectors/README.md, schema ``ewc-vectors/1``).
 
 ``generate(directory)`` writes hpke.json, keys.json, signatures.json, base58check.json,
-session_key.json, stamp.json and signed_retry.json, the same bytes on every run: keys come from
-RFC 9180 DeriveKeyPair over fixed inputs, and every
-expected value is computed by an independent reference (``_reference``: pyca/cryptography and
-the standard library), never by the library under test. ``verify(directory)`` runs every case of
-every ``*.json`` file through the public Python API and reports per-file counts and failures.
+session_key.json, stamp.json, signed_retry.json, oidc.json, export.json, otp.json and
+passkey.json, the same bytes on every run: keys come from RFC 9180 DeriveKeyPair over fixed
+inputs, and every expected value is computed by an independent reference (``_reference``:
+pyca/cryptography and the standard library), never by the library under test.
+``verify(directory)`` runs every case of every ``*.json`` file through the public Python API
+and reports per-file counts and failures.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ from typing import Any
 from ..errors import WalletCryptoError
 from . import (
     _generate_base58,
+    _generate_export,
     _generate_hpke,
     _generate_keys,
+    _generate_oidc,
+    _generate_otp,
+    _generate_passkey,
     _generate_session_key,
     _generate_signatures,
     _generate_signed_retry,
@@ -48,6 +53,10 @@ FILES: dict[str, Callable[[], dict[str, Any]]] = {
     "session_key.json": _generate_session_key.build,
     "stamp.json": _generate_stamp.build,
     "signed_retry.json": _generate_signed_retry.build,
+    "oidc.json": _generate_oidc.build,
+    "export.json": _generate_export.build,
+    "otp.json": _generate_otp.build,
+    "passkey.json": _generate_passkey.build,
 }
 
 

@@ -20,6 +20,9 @@ from ._inputs import (
     input_text,
     optional_input_bytes,
 )
+from ._operations_envelopes import ENVELOPE_EXCEPTIONS, ENVELOPE_OPERATIONS
+from ._operations_oidc import OIDC_EXCEPTIONS, OIDC_OPERATIONS
+from ._operations_passkey import PASSKEY_EXCEPTIONS, PASSKEY_OPERATIONS
 from ._operations_session_stamp import SESSION_STAMP_OPERATIONS
 from ._operations_signed_retry import SIGNED_RETRY_EXCEPTIONS, SIGNED_RETRY_OPERATIONS
 
@@ -43,6 +46,9 @@ EXCEPTION_FOR_CODE: dict[str, type[ewc.WalletCryptoError]] = {
     "WALLET_SIGNATURE_INVALID": ewc.StampError,
     "WALLET_SIGNATURE_KEY_MISMATCH": ewc.StampError,
     **SIGNED_RETRY_EXCEPTIONS,
+    **OIDC_EXCEPTIONS,
+    **ENVELOPE_EXCEPTIONS,
+    **PASSKEY_EXCEPTIONS,
 }
 
 
@@ -194,6 +200,9 @@ OPERATIONS: dict[str, Callable[[Inputs], dict[str, Any]]] = {
     "b58check_decode": _b58check_decode,
     **SESSION_STAMP_OPERATIONS,
     **SIGNED_RETRY_OPERATIONS,
+    **OIDC_OPERATIONS,
+    **ENVELOPE_OPERATIONS,
+    **PASSKEY_OPERATIONS,
 }
 
 

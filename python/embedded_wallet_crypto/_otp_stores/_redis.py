@@ -1,0 +1,132 @@
+"""``RedisStore`` for one-time codes: one Redis hash per credential, shared by every process on
+every host. Issue, attempt and consume are Lua scripts, which Redis runs atomically; the hash
+expires by its TTL once the code is dead and the re-issue window has passed."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ._records import (
+    AttemptStatus,
+    CodeState,
+    IssueLimits,
+    NewCode,
+    state_from_fields,
+    store_corrupt,
+    store_unavailable,
+)
+
+if TYPE_CHECKING:
+    import redis
+
+__all__ = ["RedisStore"]
+
+# The same rules as _records.issue_window. KEYS[1] the credential; ARGV now_ms, code_hash,
+# issue_id, expires_at_ms, min_interval_ms, window_ms, max_issues, ttl_ms.
+# Returns 0 when issued, else the milliseconds to wait.
+_ISSUE = """
+local now = tonumber(ARGV[1])
+local window_start, window_issues = now, 1
+local last = redis.call('HGET', KEYS[1], 'last_issue_ms')
+if last then
+  local since = now - tonumber(last)
+  if since >= 0 and since < tonumber(ARGV[5]) then return tonumber(ARGV[5]) - since end
+  local start = tonumber(redis.call('HGET', KEYS[1], 'window_start_ms'))
+  local issues = tonumber(redis.call('HGET', KEYS[1], 'window_issues'))
+  if now - start >= 0 and now - start < tonumber(ARGV[6]) then
+    if issues >= tonumber(ARGV[7]) then return start + tonumber(ARGV[6]) - now end
+    window_start, window_issues = start, issues + 1
+  end
+end
+redis.call('HSET', KEYS[1], 'code_hash', ARGV[2], 'issue_id', ARGV[3],
+  'expires_at_ms', ARGV[4], 'attempts', 0, 'used', 0, 'window_start_ms', window_start,
+  'window_issues', window_issues, 'last_issue_ms', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+return 0
+"""
+# The same rules as _records.attempt_status. KEYS[1] the credential; ARGV now_ms, max_attempts.
+# Returns {status} or {'ok', the fields of CodeState after counting the attempt}.
+_ATTEMPT = """
+local f = redis.call('HMGET', KEYS[1], 'code_hash', 'issue_id', 'expires_at_ms', 'attempts',
+  'used', 'window_start_ms', 'window_issues', 'last_issue_ms')
+if not f[1] then return {'not_issued'} end
+if f[5] == '1' then return {'used'} end
+if tonumber(ARGV[1]) >= tonumber(f[3]) then return {'expired'} end
+if tonumber(f[4]) >= tonumber(ARGV[2]) then return {'exhausted'} end
+f[4] = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+return {'ok', f[1], f[2], f[3], tostring(f[4]), f[5], f[6], f[7], f[8]}
+"""
+# KEYS[1] the credential; ARGV[1] issue_id. 1 exactly for the call that marks it used.
+_CONSUME = """
+if redis.call('HGET', KEYS[1], 'issue_id') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'used') ~= '0' then return 0 end
+redis.call('HSET', KEYS[1], 'used', 1)
+return 1
+"""
+_STATUSES: tuple[AttemptStatus, ...] = ("ok", "not_issued", "used", "expired", "exhausted")
+
+
+class RedisStore:
+    """One-time codes in the Redis server at ``url`` (``redis://host:port/db``), under
+    ``key_prefix``. Needs the optional ``redis`` package (the ``redis`` extra)."""
+
+    def __init__(
+        self, url: str, *, key_prefix: str = "ewc:otp:", socket_timeout_seconds: float = 5.0
+    ) -> None:
+        try:
+            import redis
+        except ImportError:
+            raise ImportError(
+                "RedisStore needs the redis package: pip install 'embedded-wallet-crypto[redis]'"
+            ) from None
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
+        self.key_prefix = key_prefix
+        self._client: redis.Redis = redis.Redis.from_url(
+            url,
+            socket_timeout=socket_timeout_seconds,
+            socket_connect_timeout=socket_timeout_seconds,
+        )
+        self._issue = self._client.register_script(_ISSUE)
+        self._attempt = self._client.register_script(_ATTEMPT)
+        self._consume = self._client.register_script(_CONSUME)
+
+    def _call(self, script: Any, key: str, args: list[Any]) -> Any:
+        try:
+            return script(keys=[self.key_prefix + key], args=args)
+        except self._errors as problem:
+            raise store_unavailable("Redis", problem) from None
+
+    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+        ttl_ms = max(1, math.ceil(max(code.expires_at_ms - now_ms, limits.forget_after_ms)))
+        args = [
+            now_ms,
+            code.code_hash,
+            code.issue_id,
+            code.expires_at_ms,
+            limits.min_interval_ms,
+            limits.window_ms,
+            limits.max_issues,
+            ttl_ms,
+        ]
+        return int(self._call(self._issue, key, args))
+
+    def attempt(
+        self, key: str, now_ms: int, max_attempts: int
+    ) -> tuple[AttemptStatus, CodeState | None]:
+        reply = self._call(self._attempt, key, [now_ms, max_attempts])
+        raw_status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+        status = next((s for s in _STATUSES if s == raw_status), None)
+        if status is None:
+            raise store_corrupt()
+        return status, state_from_fields(reply[1:]) if status == "ok" else None
+
+    def consume(self, key: str, issue_id: str) -> bool:
+        return bool(self._call(self._consume, key, [issue_id]) == 1)
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        try:
+            self._client.close()
+        except self._errors as problem:
+            raise store_unavailable("Redis", problem) from None

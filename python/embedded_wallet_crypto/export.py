@@ -1,0 +1,277 @@
+"""Wallet export envelopes: ``encryptedWalletCredentials`` (FORMATS.md section 8).
+
+The server seals the wallet's secret (the UTF-8 BIP-39 mnemonic, or a raw 32-byte private key)
+to the client's fresh ``clientPublicKey`` with HPKE (section 1), puts
+``{"encappedPublic", "ciphertext", "organizationId"}`` as hex into ``data`` and signs those data
+bytes. The client opens it in a fixed order: version, signer pinned (the embedded
+``enclaveQuorumPublic`` must be the pinned key; it is never trusted by itself), the signature
+over the exact data bytes, the organization, and only then the decryption.
+
+Legacy v0 (no ``version``: ``{"encappedPublic", "encappedPublicSignature", "ciphertext"}``) is
+read, not written: the signature covers the hex-decoded ``encappedPublic`` bytes and is checked
+with the pinned key; an ``enclaveQuorumPublic`` it may carry must be the pinned key. A v0
+envelope names no organization, so it opens only with ``organization_id=None``; an empty
+``encappedPublicSignature`` is the unsigned form, which needs the sandbox like v1's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from . import _envelope, hpke
+from ._envelope import DATA_MALFORMED, MALFORMED
+from ._types import BytesLike, KeyLike
+from .errors import DecodeError, EnvelopeError
+from .keys import KeyPair, parse_public_key
+from .policy import Environment
+
+__all__ = [
+    "PREPRODUCTION_SIGNER_PUBLIC_KEY",
+    "PRODUCTION_SIGNER_PUBLIC_KEY",
+    "check_mnemonic",
+    "is_valid_mnemonic",
+    "open_export_bundle",
+    "raw_key_hex",
+    "seal_export_bundle",
+    "seal_export_bundle_deterministic_for_tests",
+]
+
+#: The production signer (enclave quorum key) of the real infrastructure (FORMATS.md section 8).
+PRODUCTION_SIGNER_PUBLIC_KEY = (
+    "04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc"
+    "8703acd69adca9a4bbf7f5d00d20a5e364b2569"
+)
+#: The pre-production signer of the real infrastructure (FORMATS.md section 8).
+PREPRODUCTION_SIGNER_PUBLIC_KEY = (
+    "04f3422b8afbe425d6ece77b8d2469954715a2ff273ab7ac89f1ed70e0a9325eaa1698b4351fd1b23734e65c0b6"
+    "a86b62dd49d70b37c94606aac402cbd84353212"
+)
+
+_WHAT = "export envelope"
+Secret = str | BytesLike
+
+
+def _seal(
+    client_public_key: KeyLike,
+    secret: Secret,
+    organization_id: str,
+    signer: KeyPair | None,
+    ephemeral_key: KeyPair | None,
+) -> str:
+    organization_id = _envelope.require_text(organization_id, "organization_id")
+    plaintext = secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
+    recipient = parse_public_key(client_public_key)
+    if ephemeral_key is None:
+        enc, ciphertext = hpke.seal(recipient, plaintext)
+    else:
+        enc, ciphertext = hpke.seal_deterministic_for_tests(
+            recipient, plaintext, ephemeral_key=ephemeral_key
+        )
+    data = _envelope.compact_json(
+        {
+            "encappedPublic": enc.hex(),
+            "ciphertext": ciphertext.hex(),
+            "organizationId": organization_id,
+        }
+    )
+    return _envelope.build_signed(data, signer)
+
+
+def seal_export_bundle(
+    client_public_key: KeyLike,
+    secret: Secret,
+    *,
+    organization_id: str,
+    signer: KeyPair | None = None,
+) -> str:
+    """Server: seal ``secret`` to the client's key as a v1.0.0 export envelope.
+
+    Args:
+        client_public_key: the request's ``clientPublicKey`` (SEC1 hex or bytes).
+        secret: the mnemonic (``str``: its UTF-8 bytes) or the raw private key bytes.
+        organization_id: written into the signed data.
+        signer: the enclave signing key; None writes the sandbox form (empty signature fields),
+            which clients open only with their sandbox opt-in.
+
+    Returns:
+        The ``encryptedWalletCredentials`` JSON text.
+
+    Raises:
+        InvalidKey: the client key is malformed or not a valid point.
+        EnvelopeError: ``ENVELOPE_PARAMETERS_INVALID`` for an empty ``organization_id``.
+    """
+    return _seal(client_public_key, secret, organization_id, signer, None)
+
+
+def seal_export_bundle_deterministic_for_tests(
+    client_public_key: KeyLike,
+    secret: Secret,
+    *,
+    organization_id: str,
+    ephemeral_key: KeyPair,
+    signer: KeyPair | None = None,
+) -> str:
+    """:func:`seal_export_bundle` with a caller-chosen HPKE ephemeral key, for known-answer
+    vectors only: reusing an ephemeral key destroys the confidentiality HPKE provides."""
+    return _seal(client_public_key, secret, organization_id, signer, ephemeral_key)
+
+
+def open_export_bundle(
+    bundle: str | BytesLike,
+    client_key: KeyPair | BytesLike,
+    *,
+    organization_id: str | None = None,
+    signer_public_key: KeyLike = PRODUCTION_SIGNER_PUBLIC_KEY,
+    sandbox: bool | Environment | None = None,
+) -> bytes:
+    """Client: verify and open an export envelope (v1.0.0, or legacy v0).
+
+    Args:
+        bundle: the ``encryptedWalletCredentials`` JSON text (or its bytes).
+        client_key: the client's private key (``KeyPair`` or 32 bytes) for the clientPublicKey
+            it sent with the export request.
+        organization_id: when given, the signed ``organizationId`` must equal it.
+        signer_public_key: the pinned signer; the envelope's own ``enclaveQuorumPublic`` must be
+            this key. Defaults to the production signer.
+        sandbox: allow the unsigned sandbox form (see ``ewc.policy``; None means the process
+            default). A signed envelope is verified whatever this says.
+
+    Returns:
+        The plaintext: the UTF-8 mnemonic for a wallet export, 32 key bytes for a key export
+        (see :func:`check_mnemonic` and :func:`raw_key_hex`).
+
+    Raises:
+        EnvelopeError: ``ENVELOPE_MALFORMED``, ``ENVELOPE_VERSION_UNSUPPORTED``,
+            ``ENVELOPE_UNSIGNED``, ``ENVELOPE_SIGNER_NOT_PINNED``, ``ENVELOPE_SIGNATURE_INVALID``,
+            ``ENVELOPE_DATA_MALFORMED`` or ``ENVELOPE_ORGANIZATION_MISMATCH``.
+        DecryptionError: the ciphertext does not open with this client key (an invalid
+            ``encappedPublic`` or a truncated ciphertext included).
+        InvalidKey: ``signer_public_key`` or ``client_key`` itself is malformed.
+    """
+    document = _envelope.load_json(_envelope.raw_input(bundle, "the export envelope"), _WHAT)
+    if "version" not in document:
+        enc, ciphertext = _open_legacy(document, signer_public_key, sandbox, organization_id)
+    else:
+        data = _envelope.open_signed(document, signer_public_key, sandbox, _WHAT)
+        what = "the export envelope data"
+        enc = _envelope.hex_field(data, "encappedPublic", what, DATA_MALFORMED)
+        ciphertext = _envelope.hex_field(data, "ciphertext", what, DATA_MALFORMED)
+        signed_organization = _envelope.text_field(data, "organizationId", what, DATA_MALFORMED)
+        if organization_id is not None and signed_organization != organization_id:
+            raise EnvelopeError(
+                "the export envelope was made for another organization",
+                "ENVELOPE_ORGANIZATION_MISMATCH",
+                400,
+            )
+    return hpke.open(client_key, enc, ciphertext)
+
+
+def _open_legacy(
+    document: dict[str, Any],
+    signer_public_key: KeyLike,
+    sandbox: bool | Environment | None,
+    organization_id: str | None,
+) -> tuple[bytes, bytes]:
+    """The v0 checks (module docstring); returns (enc, ciphertext)."""
+    pinned = _envelope.pinned_key(signer_public_key)
+    what = "legacy export envelope"
+    enc = _envelope.hex_field(document, "encappedPublic", what)
+    signature = _envelope.text_field(document, "encappedPublicSignature", what)
+    ciphertext = _envelope.hex_field(document, "ciphertext", what)
+    signer = document.get("enclaveQuorumPublic", "")
+    if not isinstance(signer, str):
+        raise EnvelopeError(f"the {what} has a non-string enclaveQuorumPublic", MALFORMED, 400)
+    if signature == "":
+        if signer != "":
+            raise EnvelopeError(
+                f"the {what} signature does not verify", "ENVELOPE_SIGNATURE_INVALID", 400
+            )
+        _envelope.refuse_unsigned(sandbox, what)
+    else:
+        _envelope.verify_by_pinned(pinned, signer or pinned.hex(), enc, signature, what)
+    if organization_id is not None:
+        raise EnvelopeError(
+            "a legacy v0 export envelope names no organization, so it cannot match "
+            "organization_id; open it with organization_id=None",
+            "ENVELOPE_ORGANIZATION_MISMATCH",
+            400,
+        )
+    return enc, ciphertext
+
+
+# --- what clients do with the plaintext ------------------------------------------------------
+
+_WORD_COUNTS = (12, 15, 18, 21, 24)
+
+
+@lru_cache(maxsize=1)
+def _wordlist() -> dict[str, int]:
+    """The BIP-39 English list (data/bip39_english.txt, sha256 2f5eed53...dbda), word -> index."""
+    text = resources.files(__package__).joinpath("data/bip39_english.txt").read_text("ascii")
+    words = text.split()
+    if len(words) != 2048:  # pragma: no cover - a broken installation
+        raise RuntimeError("the packaged BIP-39 word list is damaged")
+    return {word: index for index, word in enumerate(words)}
+
+
+def check_mnemonic(mnemonic: str | BytesLike) -> str:
+    """Check a BIP-39 English mnemonic (word count, word list, checksum).
+
+    Words are separated by any whitespace; the result joins them with single spaces.
+
+    Raises:
+        DecodeError: ``MNEMONIC_NOT_TEXT``, ``MNEMONIC_WORD_COUNT``, ``MNEMONIC_UNKNOWN_WORD``
+            or ``MNEMONIC_CHECKSUM`` (a damaged mnemonic). The reason never quotes a word.
+    """
+    if not isinstance(mnemonic, str):
+        try:
+            mnemonic = bytes(mnemonic).decode("utf-8")
+        except (UnicodeDecodeError, TypeError):
+            raise DecodeError("the mnemonic is not UTF-8 text", "MNEMONIC_NOT_TEXT") from None
+    words = mnemonic.split()
+    if len(words) not in _WORD_COUNTS:
+        raise DecodeError(
+            f"a BIP-39 mnemonic has 12, 15, 18, 21 or 24 words, not {len(words)}",
+            "MNEMONIC_WORD_COUNT",
+        )
+    wordlist = _wordlist()
+    value = 0
+    for position, word in enumerate(words, start=1):
+        index = wordlist.get(word)
+        if index is None:
+            raise DecodeError(
+                f"word {position} of the mnemonic is not in the BIP-39 English list",
+                "MNEMONIC_UNKNOWN_WORD",
+            )
+        value = value << 11 | index
+    checksum_bits = len(words) * 11 // 33
+    entropy = (value >> checksum_bits).to_bytes(checksum_bits * 4, "big")
+    if value & ((1 << checksum_bits) - 1) != hashlib.sha256(entropy).digest()[0] >> (
+        8 - checksum_bits
+    ):
+        raise DecodeError("the mnemonic's BIP-39 checksum does not match", "MNEMONIC_CHECKSUM")
+    return " ".join(words)
+
+
+def is_valid_mnemonic(mnemonic: str | BytesLike) -> bool:
+    """True when :func:`check_mnemonic` accepts ``mnemonic``."""
+    try:
+        check_mnemonic(mnemonic)
+    except DecodeError:
+        return False
+    return True
+
+
+def raw_key_hex(plaintext: BytesLike) -> str:
+    """The lowercase hex of an exported raw private key (exactly 32 bytes).
+
+    Raises:
+        DecodeError: ``INVALID_LENGTH`` when the plaintext is not 32 bytes (a mnemonic, say).
+    """
+    key = bytes(plaintext)
+    if len(key) != 32:
+        raise DecodeError(f"an exported private key is 32 bytes, not {len(key)}", "INVALID_LENGTH")
+    return key.hex()

@@ -1,0 +1,279 @@
+"""``JwksProvider``: an issuer's signing keys, fetched over HTTPS and cached.
+
+The keys come from a configured ``jwks_uri``, from the issuer's discovery document (OpenID
+Connect Discovery 1.0 section 4), or from a static JWKS (offline, never fetched). Fetches go
+through an injectable HTTP getter; the default uses ``urllib`` from the standard library.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.client import HTTPMessage
+from typing import IO, Any
+
+from ..errors import OidcError
+from ._common import JWKS_INVALID, JWKS_UNAVAILABLE, fail, json_object
+from ._keyset import KeySet
+
+__all__ = ["HttpGet", "HttpResponse", "JwksProvider", "check_fetch_url", "urllib_get"]
+
+#: A JWKS or discovery document larger than this is refused (Google's JWKS is about 1.5 KB).
+MAX_DOCUMENT_BYTES = 256 * 1024
+_MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d{1,10})\"?\s*(?:,|$)", re.IGNORECASE)
+_NO_CACHE = re.compile(r"(?:^|,)\s*(?:no-store|no-cache)\s*(?:,|$)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def header(self, name: str) -> str | None:
+        wanted = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == wanted), None)
+
+
+#: ``http_get(url, timeout_seconds) -> HttpResponse``; raise (anything) when no response came.
+HttpGet = Callable[[str, float], HttpResponse]
+
+
+def _is_loopback(host: str | None) -> bool:
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_fetch_url(url: str) -> bool:
+    """Keys are only fetched over https; plain http only to a loopback host (tests, sidecars)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return False
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    return parts.scheme == "http" and _is_loopback(parts.hostname)
+
+
+class _SafeRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if not check_fetch_url(newurl):
+            raise urllib.error.HTTPError(newurl, code, "redirect to a non-https URL", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SafeRedirects)
+
+
+def urllib_get(url: str, timeout: float) -> HttpResponse:
+    """The default getter: one GET with ``urllib``, following https redirects only."""
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            body = response.read(MAX_DOCUMENT_BYTES + 1)
+            return HttpResponse(response.status, body, dict(response.headers.items()))
+    except urllib.error.HTTPError as error:
+        return HttpResponse(error.code, b"", dict(error.headers.items()) if error.headers else {})
+
+
+def cache_seconds(cache_control: str | None, default: float, maximum: float) -> float:
+    """How long a response may be used: ``max-age`` (RFC 9111 section 5.2.2.1), 0 for
+    ``no-store``/``no-cache``, ``default`` without either; never more than ``maximum``."""
+    if cache_control is None:
+        return min(default, maximum)
+    if _NO_CACHE.search(cache_control):
+        return 0.0
+    match = _MAX_AGE.search(cache_control)
+    return min(float(match.group(1)), maximum) if match else min(default, maximum)
+
+
+class JwksProvider:
+    """An issuer's JWKS, fetched through its discovery document or a configured URL, cached.
+
+    - The keys are kept for the response's ``Cache-Control: max-age`` (``default_cache_seconds``
+      without one, at most ``max_cache_seconds``), then fetched again at the next use.
+    - A token whose ``kid`` is not in the cached set makes the provider refetch once, but never
+      sooner than ``min_refetch_interval`` seconds after the previous fetch (an attacker sending
+      random ``kid`` values cannot make it hammer the issuer). The same interval spaces out
+      retries after a failed fetch.
+    - With a static ``jwks`` it works offline and never fetches.
+    - Thread-safe: one fetch at a time; other threads wait for it and use its result.
+    """
+
+    def __init__(
+        self,
+        *,
+        jwks_uri: str | None = None,
+        issuer: str | None = None,
+        discovery_url: str | None = None,
+        jwks: Mapping[str, Any] | None = None,
+        http_get: HttpGet | None = None,
+        timeout: float = 5.0,
+        min_refetch_interval: float = 30.0,
+        default_cache_seconds: float = 300.0,
+        max_cache_seconds: float = 86400.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Give exactly one source: ``jwks_uri``, ``issuer`` (its discovery document at
+        ``issuer + "/.well-known/openid-configuration"``, whose ``issuer`` must match),
+        ``discovery_url``, or a static ``jwks`` document.
+
+        Raises:
+            ValueError: not exactly one source, or a URL that is not https (http only to a
+                loopback host).
+            OidcError: ``OIDC_JWKS_INVALID`` for a static ``jwks`` that is not a JWKS.
+        """
+        sources = [s for s in (jwks_uri, issuer, discovery_url, jwks) if s is not None]
+        if len(sources) != 1:
+            raise ValueError("give exactly one of jwks_uri, issuer, discovery_url and jwks")
+        if issuer is not None:
+            discovery_url = issuer.rstrip("/") + "/.well-known/openid-configuration"
+        for url in (jwks_uri, discovery_url):
+            if url is not None and not check_fetch_url(url):
+                raise ValueError(f"{url}: keys are fetched over https only (http to loopback)")
+        self.issuer = issuer
+        self.discovery_url = discovery_url
+        self._jwks_uri = jwks_uri
+        self._http_get: HttpGet = http_get or urllib_get
+        self._timeout = timeout
+        self._min_refetch_interval = min_refetch_interval
+        self._default_cache_seconds = default_cache_seconds
+        self._max_cache_seconds = max_cache_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._keys: KeySet | None = KeySet(jwks) if jwks is not None else None
+        self._static = jwks is not None
+        self._expires_at = float("inf")
+        self._last_fetch: float | None = None
+        self._last_error: OidcError | None = None
+        #: How many fetches of the JWKS were attempted (for tests and monitoring).
+        self.fetch_count = 0
+
+    @classmethod
+    def from_jwks(cls, document: Mapping[str, Any]) -> JwksProvider:
+        """A provider that serves a fixed JWKS and never fetches."""
+        return cls(jwks=document)
+
+    @property
+    def jwks_uri(self) -> str | None:
+        return self._jwks_uri
+
+    def find_keys(self, kid: str | None, alg: str) -> Sequence[Any]:
+        """The keys for a token's ``kid`` and ``alg``; refetches once for an unknown ``kid``.
+
+        Raises:
+            OidcError: ``OIDC_JWKS_UNAVAILABLE`` (no usable keys could be fetched) or
+                ``OIDC_JWKS_INVALID`` (the issuer served something that is not a JWKS).
+        """
+        key_set = self._current()
+        found = key_set.find(kid, alg)
+        if found or self._static or (kid is not None and kid in key_set.kids):
+            return found
+        refreshed = self._refetch_after_miss(key_set)
+        return refreshed.find(kid, alg) if refreshed is not None else []
+
+    def refresh(self) -> None:
+        """Fetch the keys now (ignores the cache, not the rate limit)."""
+        if not self._static:
+            with self._lock:
+                self._fetch_locked(self._clock())
+
+    def _current(self) -> KeySet:
+        keys = self._keys
+        if keys is not None and self._clock() < self._expires_at:
+            return keys
+        with self._lock:
+            now = self._clock()
+            if self._keys is not None and now < self._expires_at:
+                return self._keys
+            return self._fetch_locked(now)
+
+    def _refetch_after_miss(self, seen: KeySet) -> KeySet | None:
+        with self._lock:
+            if self._keys is not seen:  # another thread fetched meanwhile: use its keys
+                return self._keys
+            now = self._clock()
+            if self._last_fetch is not None and now - self._last_fetch < self._min_refetch_interval:
+                return None
+            try:
+                return self._fetch_locked(now)
+            except OidcError:
+                return None  # the old keys stay; the unknown kid is simply not found
+
+    def _fetch_locked(self, now: float) -> KeySet:
+        if self._last_fetch is not None and now - self._last_fetch < self._min_refetch_interval:
+            if self._last_error is not None:
+                raise self._last_error
+            if self._keys is not None:
+                return self._keys
+        self._last_fetch = now
+        self.fetch_count += 1
+        try:
+            key_set, lifetime = self._download()
+        except OidcError as error:
+            self._last_error = error
+            raise
+        self._keys, self._last_error = key_set, None
+        self._expires_at = now + lifetime
+        return key_set
+
+    def _download(self) -> tuple[KeySet, float]:
+        if self._jwks_uri is None:
+            assert self.discovery_url is not None
+            discovery = json_object(
+                self._get(self.discovery_url), "discovery document", JWKS_INVALID
+            )
+            if self.issuer is not None and discovery.get("issuer") != self.issuer:
+                fail(JWKS_INVALID, "the discovery document names another issuer")
+            uri = discovery.get("jwks_uri")
+            if not isinstance(uri, str) or not check_fetch_url(uri):
+                fail(JWKS_INVALID, "the discovery document has no https jwks_uri")
+            self._jwks_uri = uri
+        response = self._response(self._jwks_uri)
+        document = json_object(self._bounded(response), "JWKS", JWKS_INVALID)
+        key_set = KeySet(document)
+        if not len(key_set):
+            fail(JWKS_INVALID, f"the JWKS at {self._jwks_uri} has no usable signature key")
+        lifetime = cache_seconds(
+            response.header("Cache-Control"), self._default_cache_seconds, self._max_cache_seconds
+        )
+        return key_set, lifetime
+
+    def _get(self, url: str) -> bytes:
+        return self._bounded(self._response(url))
+
+    def _response(self, url: str) -> HttpResponse:
+        try:
+            response = self._http_get(url, self._timeout)
+        except Exception as error:  # any getter failure means: no keys from there now
+            fail(JWKS_UNAVAILABLE, f"cannot fetch {url}: {type(error).__name__}")
+        if response.status != 200:
+            fail(JWKS_UNAVAILABLE, f"{url} answered HTTP {response.status}")
+        return response
+
+    @staticmethod
+    def _bounded(response: HttpResponse) -> bytes:
+        if len(response.body) > MAX_DOCUMENT_BYTES:
+            fail(JWKS_INVALID, f"the document is larger than {MAX_DOCUMENT_BYTES} bytes")
+        return response.body
