@@ -306,7 +306,8 @@ def _versions() -> str:
     except Exception:  # version text is cosmetic only
         pass
     parts.append(crypto)
-    parts += [f"{d} {_version(d)}" for d in ("pyhpke", "base58", "webauthn", "pytest-benchmark")]
+    peers = ("pyhpke", "base58", "webauthn", "PyJWT", "pytest-benchmark")
+    parts += [f"{d} {_version(d)}" for d in peers]
     return ", ".join(parts)
 
 

@@ -1,7 +1,7 @@
 """The magic values of issues 4 and 5 for test_sandbox_policy.py, each as
 ``(name, attempt(magic, sandbox), accepted(result))``: the OTP ``000000``, the passkey signature
-``sandbox-valid-passkey-signature`` and the unsigned export envelope. ``attempt(False, ...)``
-uses another wrong value of the same shape."""
+``sandbox-valid-passkey-signature`` and the unsigned envelope (export, and the OTP target
+bundle). ``attempt(False, ...)`` uses another wrong value of the same shape."""
 
 from __future__ import annotations
 
@@ -71,6 +71,26 @@ def _export(magic: bool, sandbox: Any) -> Any:
     )
 
 
+_TARGET = ewc.hpke.derive_key_pair(b"sandbox policy otp target key ik")
+_UNSIGNED_TARGET = ewc.otp.seal_target_bundle(
+    _TARGET.public_key_hex(), organization_id="org-1", user_id="user-1", signer=None
+)
+
+
+def _otp_target(magic: bool, sandbox: Any) -> Any:
+    """The same envelope as the OTP target bundle (FORMATS.md section 9)."""
+    envelope = json.loads(_UNSIGNED_TARGET)
+    if not magic:
+        envelope["dataSignature"] = "3006020101020101"
+    return ewc.otp.encrypt_otp_code(
+        json.dumps(envelope), "123456", _CLIENT.public_key_hex(), sandbox=sandbox
+    )
+
+
+def _opens_to_the_target(bundle: str) -> bool:
+    return ewc.otp.decrypt_otp_bundle(bundle, _TARGET).otp_code == "123456"
+
+
 MORE_MAGIC_VALUES: list[tuple[str, Attempt, Callable[[Any], bool]]] = [
     ("OTP 000000", _otp, lambda verified: verified.sandbox is True),
     (
@@ -79,4 +99,5 @@ MORE_MAGIC_VALUES: list[tuple[str, Attempt, Callable[[Any], bool]]] = [
         lambda verified: verified.new_sign_count == 1,
     ),
     ("unsigned export envelope", _export, lambda plaintext: plaintext == _MNEMONIC.encode()),
+    ("unsigned OTP target bundle", _otp_target, _opens_to_the_target),
 ]

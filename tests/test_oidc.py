@@ -17,6 +17,7 @@ from _oidc_helpers import (
     ES_LABEL,
     ISSUER,
     JWKS,
+    NOW,
     NOW_TS,
     OTHER_CLIENT_PUBLIC_KEY,
     OTHER_ES_LABEL,
@@ -167,75 +168,6 @@ def test_other_algorithms_only_by_explicit_configuration() -> None:
     assert code_of(es256(), algorithms=("RS256",)) == "OIDC_ALGORITHM_NOT_ALLOWED"
     assert code_of(es256(), algorithms="RS256") == "OIDC_ALGORITHM_NOT_ALLOWED"  # not a substring
     assert verify(es256(), algorithms="ES256").subject
-
-
-# --- keys: kid and alg -------------------------------------------------------------------------
-
-
-def test_unknown_kid() -> None:
-    assert code_of(es256(kid="rotated-away")) == "OIDC_KEY_NOT_FOUND"
-
-
-def test_key_is_matched_by_kid_and_alg() -> None:
-    # The RSA key's kid on an ES256 token, and an EC key whose JWK says another alg.
-    assert code_of(es256(kid=RS_KID)) == "OIDC_KEY_NOT_FOUND"
-    wrong_alg = {"keys": [{**es256_jwk(ES_LABEL, ES_KID), "alg": "ES384"}]}
-    assert code_of(es256(), jwks=wrong_alg) == "OIDC_KEY_NOT_FOUND"
-    no_alg = {"keys": [{k: v for k, v in es256_jwk(ES_LABEL, ES_KID).items() if k != "alg"}]}
-    assert verify(es256(), jwks=no_alg).subject
-
-
-def test_token_without_kid_needs_exactly_one_fitting_key() -> None:
-    assert verify(es256(kid=None)).subject  # one EC key in JWKS
-    two = {"keys": [*JWKS["keys"], es256_jwk(OTHER_ES_LABEL, "other")]}
-    assert code_of(es256(kid=None), jwks=two) == "OIDC_KEY_NOT_FOUND"
-
-
-@pytest.mark.parametrize(
-    "change",
-    [{"use": "enc"}, {"key_ops": ["encrypt"]}, {"crv": "P-384"}, {"kty": "oct", "k": "c2VjcmV0"}],
-)
-def test_keys_not_meant_for_this_signature_are_ignored(change: dict[str, Any]) -> None:
-    jwks = {"keys": [{**es256_jwk(ES_LABEL, ES_KID), **change}]}
-    assert code_of(es256(), jwks=jwks) == "OIDC_KEY_NOT_FOUND"
-
-
-def test_off_curve_and_weak_keys_are_ignored() -> None:
-    bad_point = {**es256_jwk(ES_LABEL, ES_KID), "y": es256_jwk(OTHER_ES_LABEL, "x")["y"]}
-    assert code_of(es256(), jwks={"keys": [bad_point]}) == "OIDC_KEY_NOT_FOUND"
-    weak = rsa_test_key("weak", 1024).public_key().public_numbers()
-    n = base64.urlsafe_b64encode(weak.n.to_bytes(128, "big")).rstrip(b"=").decode()
-    weak_jwk = {**rsa_jwk(RS_LABEL, RS_KID), "n": n}
-    assert code_of(rs256(), jwks={"keys": [weak_jwk]}) == "OIDC_KEY_NOT_FOUND"
-
-
-def test_duplicate_kid_tries_each_matching_key() -> None:
-    impostor = es256_jwk(OTHER_ES_LABEL, ES_KID)
-    assert verify(es256(), jwks={"keys": [impostor, *JWKS["keys"]]}).subject
-
-
-def test_private_members_of_a_jwk_are_not_needed() -> None:
-    jwk = {**es256_jwk(ES_LABEL, ES_KID), "d": "not even base64!"}
-    assert verify(es256(), jwks={"keys": [jwk]}).subject
-
-
-def test_keys_per_issuer() -> None:
-    apple = "https://appleid.apple.com"
-    per_issuer = {ISSUER: JWKS, apple: {"keys": [es256_jwk(OTHER_ES_LABEL, ES_KID)]}}
-    assert verify(es256(), jwks=per_issuer).issuer == ISSUER
-    # Apple's claims signed with Google's key: the kid exists only in Google's set.
-    assert code_of(es256(claims(iss=apple)), jwks=per_issuer) == "OIDC_SIGNATURE_INVALID"
-    assert code_of(es256(), jwks={apple: JWKS}) == "OIDC_KEY_NOT_FOUND"
-
-
-@pytest.mark.parametrize("jwks", [None, [], "keys", 3])
-def test_jwks_of_the_wrong_type(jwks: Any) -> None:
-    with pytest.raises(TypeError):
-        verify(es256(), jwks=jwks)
-
-
-def test_jwks_document_without_keys_array() -> None:
-    assert code_of(es256(), jwks={"keys": "nope"}) == "OIDC_JWKS_INVALID"
 
 
 # --- signature ---------------------------------------------------------------------------------
@@ -417,3 +349,17 @@ def test_check_token_shape() -> None:
         assert raised.value.code == code
     custom = es256(claims(iss="https://login.example"))
     assert oidc.check_token_shape(custom, issuers=["https://login.example"])
+
+
+def test_create_token_is_verified_in_production_without_a_nonce() -> None:
+    token = es256(claims(nonce=None))
+    identity = oidc.verify_create_token(token, jwks=JWKS, audience=AUDIENCE, now=NOW)
+    assert identity.subject == "110169484474386276334" and identity.sandbox is False
+    for bad, code in [
+        (es256(claims(nonce=None, iat=NOW_TS - 61)), "OIDC_TOKEN_TOO_OLD"),
+        (es256(claims(nonce=None), label=OTHER_ES_LABEL), "OIDC_SIGNATURE_INVALID"),
+        ("sandbox-valid-oidc-token", "OIDC_TOKEN_MALFORMED"),
+    ]:
+        with pytest.raises(ewc.OidcError) as raised:
+            oidc.verify_create_token(bad, jwks=JWKS, audience=AUDIENCE, now=NOW)
+        assert raised.value.code == code

@@ -170,6 +170,17 @@ def test_non_bool_sandbox_is_a_type_error(magic: Magic, not_a_bool: Any) -> None
         magic.attempt(True, not_a_bool)
 
 
+EVERY_CALL = [pytest.param(m, id=m.name) for m in MAGIC_VALUES]
+
+
+@pytest.mark.parametrize("magic", EVERY_CALL)
+def test_non_bool_sandbox_fails_every_call_not_only_the_magic_one(magic: Magic) -> None:
+    """A misconfigured ``sandbox="false"`` shows on the first request, not on the first
+    request that happens to carry the magic value."""
+    with pytest.raises(TypeError):
+        magic.attempt(False, "false")
+
+
 def test_process_default_is_production_and_only_takes_an_environment() -> None:
     assert ewc.default_environment() is Environment.PRODUCTION
     for value in (True, "sandbox", None):

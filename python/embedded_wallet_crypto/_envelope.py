@@ -179,10 +179,10 @@ def pinned_key(signer_public_key: KeyLike) -> bytes:
     return parse_public_key(signer_public_key)
 
 
-def refuse_unsigned(sandbox: bool | Environment | None, what: str) -> None:
+def refuse_unsigned(sandbox_is_allowed: bool, what: str) -> None:
     """An envelope that names no signer opens only as the sandbox form, with the sandbox
     allowed; otherwise it is refused like any other envelope without a signer (policy.py)."""
-    if not sandbox_allowed(sandbox):
+    if not sandbox_is_allowed:
         raise _fail(
             f"the {what} names no signer; only the sandbox opens the unsigned form",
             "ENVELOPE_UNSIGNED",
@@ -204,6 +204,8 @@ def open_signed(
             or ``ENVELOPE_DATA_MALFORMED`` (the signed data is not a UTF-8 JSON object).
         InvalidKey: ``signer_public_key`` itself is malformed.
     """
+    # Resolved first, so a misconfigured `sandbox` fails every call, not only unsigned ones.
+    sandbox_is_allowed = sandbox_allowed(sandbox)
     pinned = pinned_key(signer_public_key)
     version = document.get("version")
     if version != VERSION:
@@ -212,7 +214,7 @@ def open_signed(
     signature = text_field(document, "dataSignature", what)
     signer = text_field(document, "enclaveQuorumPublic", what)
     if signer == "":  # no signer key: only the sandbox form (no signature either) may open
-        refuse_unsigned(sandbox if signature == "" else False, what)
+        refuse_unsigned(sandbox_is_allowed and signature == "", what)
     else:
         verify_by_pinned(pinned, signer, data, signature, what)
     return load_json(data, f"the {what} data", DATA_MALFORMED)

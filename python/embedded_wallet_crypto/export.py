@@ -26,7 +26,7 @@ from ._envelope import DATA_MALFORMED, MALFORMED
 from ._types import BytesLike, KeyLike
 from .errors import DecodeError, EnvelopeError
 from .keys import KeyPair, parse_public_key
-from .policy import Environment
+from .policy import Environment, sandbox_allowed
 
 __all__ = [
     "PREPRODUCTION_SIGNER_PUBLIC_KEY",
@@ -176,6 +176,7 @@ def _open_legacy(
     organization_id: str | None,
 ) -> tuple[bytes, bytes]:
     """The v0 checks (module docstring); returns (enc, ciphertext)."""
+    sandbox_is_allowed = sandbox_allowed(sandbox)  # first: a bad value fails every call
     pinned = _envelope.pinned_key(signer_public_key)
     what = "legacy export envelope"
     enc = _envelope.hex_field(document, "encappedPublic", what)
@@ -189,7 +190,7 @@ def _open_legacy(
             raise EnvelopeError(
                 f"the {what} signature does not verify", "ENVELOPE_SIGNATURE_INVALID", 400
             )
-        _envelope.refuse_unsigned(sandbox, what)
+        _envelope.refuse_unsigned(sandbox_is_allowed, what)
     else:
         _envelope.verify_by_pinned(pinned, signer or pinned.hex(), enc, signature, what)
     if organization_id is not None:

@@ -395,7 +395,7 @@ class OneTimeCodes:
                 (503).
         """
         credential_id = self._credential(credential_id)
-        if code == SANDBOX_CODE and sandbox_allowed(self.sandbox):
+        if sandbox_allowed(self.sandbox) and code == SANDBOX_CODE:  # a bad sandbox: every call
             return VerifiedCode(credential_id=credential_id, sandbox=True)
         if not isinstance(code, str) or len(code) != 6 or not (code.isascii() and code.isdigit()):
             raise _invalid()

@@ -75,7 +75,7 @@ def verify_stamp(
             or ``WALLET_SIGNATURE_KEY_MISMATCH`` (valid, but not the expected key).
         InvalidKey: ``expected_public_key`` itself is malformed.
     """
-    if stamp == SANDBOX_STAMP and sandbox_allowed(sandbox):
+    if sandbox_allowed(sandbox) and stamp == SANDBOX_STAMP:  # a bad sandbox fails every call
         return Stamp(public_key="", scheme="SANDBOX", signature=b"")
     public_key, scheme, signature = _native.verify_stamp(stamp or "", payload, expected_public_key)
     return Stamp(public_key=public_key, scheme=scheme, signature=signature)
