@@ -3,8 +3,9 @@
 //!
 //! aws-lc decompresses through its generic big-number square root, which made parsing a
 //! compressed key (what every stamp carries) several times slower than everything else on the
-//! path. Only public data goes through here (a public key's x), so the code need not be constant
-//! time. The tests check it against aws-lc's own decompression, which stays the oracle.
+//! path. Only public data goes through here (a public key's x); the arithmetic is branch-free all
+//! the same, because data-dependent branches mispredict on distinct keys and cost more than the
+//! masks. The tests check it against aws-lc's own decompression, which stays the oracle.
 
 /// p = 2^256 - 2^224 + 2^192 + 2^96 - 1 (SEC 2, section 2.4.2), little-endian 64-bit limbs.
 const P: [u64; 4] = [
@@ -43,14 +44,47 @@ fn sub_with_borrow(a: &[u64; 4], b: &[u64; 4]) -> ([u64; 4], bool) {
     (out, borrow)
 }
 
+/// All ones when `bit` is set, else zero: selects without a data-dependent branch, which the
+/// CPU would mispredict about half the time on distinct keys (and which would leak timing).
+fn mask(bit: bool) -> u64 {
+    0u64.wrapping_sub(u64::from(bit))
+}
+
+fn select(mask: u64, if_set: &[u64; 4], if_clear: &[u64; 4]) -> [u64; 4] {
+    core::array::from_fn(|i| (if_set[i] & mask) | (if_clear[i] & !mask))
+}
+
 /// Reduces a value below 2p (given as limbs plus a carry bit) into [0, p).
 fn reduce_once(limbs: [u64; 4], carry: bool) -> [u64; 4] {
     let (diff, borrow) = sub_with_borrow(&limbs, &P);
-    if carry || !borrow {
-        diff
-    } else {
-        limbs
+    select(mask(carry || !borrow), &diff, &limbs)
+}
+
+/// Montgomery reduction of a 512-bit product t < p^2: returns t / 2^256 mod p, fully reduced.
+///
+/// Each round adds m * p at limb i with m = t[i] (since -p^-1 = 1 mod 2^64), which clears that
+/// limb. P-256's limbs make three of the four products free: m * (2^64 - 1) at limb 0 leaves
+/// exactly m as the carry, so limb 1 gains m * (2^32 - 1) + m = m << 32; limb 2 of p is zero;
+/// only m * (2^64 - 2^32 + 1) at limb 3 is a real multiplication.
+fn montgomery_reduce(mut t: [u64; 8]) -> Fe {
+    let mut top = 0u64;
+    for i in 0..4 {
+        let m = u128::from(t[i]);
+        let uv = u128::from(t[i + 1]) + (m << 32);
+        t[i + 1] = uv as u64;
+        let uv = u128::from(t[i + 2]) + (uv >> 64);
+        t[i + 2] = uv as u64;
+        let uv = u128::from(t[i + 3]) + m * u128::from(P[3]) + (uv >> 64);
+        t[i + 3] = uv as u64;
+        let mut carry = uv >> 64;
+        for limb in t.iter_mut().skip(i + 4) {
+            let uv = u128::from(*limb) + carry;
+            *limb = uv as u64;
+            carry = uv >> 64;
+        }
+        top += carry as u64;
     }
+    Fe(reduce_once([t[4], t[5], t[6], t[7]], top != 0))
 }
 
 impl Fe {
@@ -87,14 +121,12 @@ impl Fe {
 
     fn sub(&self, other: &Self) -> Self {
         let (diff, borrow) = sub_with_borrow(&self.0, &other.0);
-        if !borrow {
-            return Self(diff);
-        }
         // Wrapped below zero: add p back (the carry out cancels the borrow).
+        let addend = select(mask(borrow), &P, &[0; 4]);
         let mut out = [0u64; 4];
         let mut carry = false;
         for (i, limb) in out.iter_mut().enumerate() {
-            let (s1, c1) = diff[i].overflowing_add(P[i]);
+            let (s1, c1) = diff[i].overflowing_add(addend[i]);
             let (s2, c2) = s1.overflowing_add(u64::from(carry));
             *limb = s2;
             carry = c1 || c2;
@@ -106,37 +138,24 @@ impl Fe {
         Self([0; 4]).sub(self)
     }
 
-    /// Montgomery multiplication (CIOS). For P-256, -p^-1 mod 2^64 = 1, so m = t[0].
+    /// Montgomery multiplication: the full 512-bit product, then [`montgomery_reduce`].
     fn mul(&self, other: &Self) -> Self {
         let (a, b) = (&self.0, &other.0);
-        let mut t = [0u64; 6];
-        for &ai in a {
+        let mut t = [0u64; 8];
+        for i in 0..4 {
             let mut carry: u128 = 0;
             for j in 0..4 {
-                let uv = u128::from(t[j]) + u128::from(ai) * u128::from(b[j]) + carry;
-                t[j] = uv as u64;
+                let uv = u128::from(t[i + j]) + u128::from(a[i]) * u128::from(b[j]) + carry;
+                t[i + j] = uv as u64;
                 carry = uv >> 64;
             }
-            let uv = u128::from(t[4]) + carry;
-            t[4] = uv as u64;
-            t[5] = (uv >> 64) as u64;
-
-            let m = t[0];
-            let mut carry = (u128::from(t[0]) + u128::from(m) * u128::from(P[0])) >> 64;
-            for j in 1..4 {
-                let uv = u128::from(t[j]) + u128::from(m) * u128::from(P[j]) + carry;
-                t[j - 1] = uv as u64;
-                carry = uv >> 64;
-            }
-            let uv = u128::from(t[4]) + carry;
-            t[3] = uv as u64;
-            t[4] = t[5] + (uv >> 64) as u64;
+            t[i + 4] = carry as u64;
         }
-        Self(reduce_once([t[0], t[1], t[2], t[3]], t[4] != 0))
+        montgomery_reduce(t)
     }
 
-    /// Montgomery squaring: each cross product computed once and doubled, then four rounds of
-    /// reduction (a sqrt is 253 squarings, so this is where the time goes).
+    /// Montgomery squaring: each cross product computed once and doubled (a sqrt is 253
+    /// squarings, so this is where the time goes).
     fn square(&self) -> Self {
         let a = &self.0;
         let mut t = [0u64; 8];
@@ -164,27 +183,7 @@ impl Fe {
             t[2 * i + 1] = hi as u64;
             carry = hi >> 64;
         }
-        // Reduce: add m * p at limb i so that limb i becomes zero (m = t[i], as -p^-1 = 1).
-        let mut top = 0u64;
-        for i in 0..4 {
-            let m = t[i];
-            let mut carry: u128 = 0;
-            for j in 0..4 {
-                let uv = u128::from(t[i + j]) + u128::from(m) * u128::from(P[j]) + carry;
-                t[i + j] = uv as u64;
-                carry = uv >> 64;
-            }
-            for limb in t.iter_mut().skip(i + 4) {
-                if carry == 0 {
-                    break;
-                }
-                let uv = u128::from(*limb) + carry;
-                *limb = uv as u64;
-                carry = uv >> 64;
-            }
-            top += carry as u64;
-        }
-        Self(reduce_once([t[4], t[5], t[6], t[7]], top != 0))
+        montgomery_reduce(t)
     }
 
     fn square_n(&self, n: usize) -> Self {
@@ -206,13 +205,18 @@ impl Fe {
     }
 }
 
-/// Given x (big-endian) and the parity of y, returns y for the point on P-256, or None when x is
-/// not below p or x^3 - 3x + b has no square root (no point has that x).
-pub fn decompress_y(x: &[u8; 32], y_is_odd: bool) -> Option<[u8; 32]> {
+/// x^3 - 3x + b for x below p, or None when x >= p.
+fn curve_rhs(x: &[u8; 32]) -> Option<(Fe, Fe)> {
     let x = Fe::from_be_bytes(x)?;
     let b = Fe::from_be_bytes(&B)?;
     let three_x = x.add(&x).add(&x);
-    let rhs = x.square().mul(&x).sub(&three_x).add(&b);
+    Some((x, x.square().mul(&x).sub(&three_x).add(&b)))
+}
+
+/// Given x (big-endian) and the parity of y, returns y for the point on P-256, or None when x is
+/// not below p or x^3 - 3x + b has no square root (no point has that x).
+pub fn decompress_y(x: &[u8; 32], y_is_odd: bool) -> Option<[u8; 32]> {
+    let (_, rhs) = curve_rhs(x)?;
     let y = rhs.sqrt_candidate();
     if y.square() != rhs {
         return None;
@@ -222,6 +226,15 @@ pub fn decompress_y(x: &[u8; 32], y_is_odd: bool) -> Option<[u8; 32]> {
         Some(bytes)
     } else {
         Some(y.neg().to_be_bytes())
+    }
+}
+
+/// True when (x, y) is a point of P-256: both coordinates below p and y^2 = x^3 - 3x + b. The
+/// identity has no affine coordinates, so it never passes.
+pub fn is_on_curve(x: &[u8; 32], y: &[u8; 32]) -> bool {
+    match (curve_rhs(x), Fe::from_be_bytes(y)) {
+        (Some((_, rhs)), Some(y)) => y.square() == rhs,
+        _ => false,
     }
 }
 

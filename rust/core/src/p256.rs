@@ -60,7 +60,7 @@ impl core::fmt::Debug for PublicKey {
 impl PublicKey {
     /// Parses SEC1 bytes, compressed (33) or uncompressed (65), with full validation.
     pub fn from_sec1(bytes: &[u8]) -> Result<Self> {
-        Ok(parse_sec1(bytes)?.0)
+        parse_sec1(bytes)
     }
 
     /// Parses SEC1 hex (either case), compressed or uncompressed.
@@ -93,19 +93,22 @@ pub struct VerifyingKey {
 }
 
 /// Validates SEC1 bytes. Only 33-byte 02/03 and 65-byte 04 encodings pass the format check.
-/// An uncompressed point goes to aws-lc, which rejects coordinates >= p and points off the curve
-/// (the parsed key is returned for reuse); a compressed one is decompressed here, which rejects
-/// x >= p and an x with no point.
-fn parse_sec1(bytes: &[u8]) -> Result<(PublicKey, Option<ParsedPublicKey>)> {
+/// Then a coordinate >= p, a point off the curve, or an x with no point is `INVALID_POINT`
+/// (field.rs; aws-lc validates again wherever it takes the point, for ECDSA or ECDH).
+fn parse_sec1(bytes: &[u8]) -> Result<PublicKey> {
     match (bytes.len(), bytes.first()) {
-        (COMPRESSED_LEN, Some(0x02 | 0x03)) => {
-            let uncompressed = decompress(bytes)?;
-            Ok((PublicKey { uncompressed }, None))
-        }
+        (COMPRESSED_LEN, Some(0x02 | 0x03)) => Ok(PublicKey {
+            uncompressed: decompress(bytes)?,
+        }),
         (UNCOMPRESSED_LEN, Some(0x04)) => {
-            let uncompressed = bytes.try_into().map_err(|_| Error::internal())?;
-            let parsed = aws_lc_parse(&uncompressed)?;
-            Ok((PublicKey { uncompressed }, Some(parsed)))
+            let uncompressed: [u8; UNCOMPRESSED_LEN] =
+                bytes.try_into().map_err(|_| Error::internal())?;
+            let (x, y) = uncompressed[1..].split_at(SCALAR_LEN);
+            let (x, y) = (x.try_into(), y.try_into());
+            match (x, y) {
+                (Ok(x), Ok(y)) if field::is_on_curve(x, y) => Ok(PublicKey { uncompressed }),
+                _ => Err(Error::invalid_point()),
+            }
         }
         (COMPRESSED_LEN | UNCOMPRESSED_LEN, _) => Err(Error::key_prefix(
             "public key must start with 02 or 03 (33 bytes) or 04 (65 bytes)",
@@ -125,11 +128,8 @@ fn aws_lc_parse(uncompressed: &[u8; UNCOMPRESSED_LEN]) -> Result<ParsedPublicKey
 impl VerifyingKey {
     /// Parses and validates SEC1 bytes, compressed or uncompressed, ready to verify with.
     pub fn parse(bytes: &[u8]) -> Result<Self> {
-        let (public, parsed) = parse_sec1(bytes)?;
-        let parsed = match parsed {
-            Some(parsed) => parsed,
-            None => aws_lc_parse(public.uncompressed())?,
-        };
+        let public = parse_sec1(bytes)?;
+        let parsed = aws_lc_parse(public.uncompressed())?;
         Ok(Self { parsed, public })
     }
 
@@ -384,6 +384,31 @@ mod tests {
             }
         }
         assert!(accepted > 500 && rejected > 200, "{accepted} {rejected}");
+    }
+
+    #[test]
+    fn uncompressed_validation_matches_aws_lc() {
+        use aws_lc_rs::rand::{SecureRandom, SystemRandom};
+        let rng = SystemRandom::new();
+        let (mut accepted, mut rejected) = (0, 0);
+        for i in 0..3000 {
+            let mut point = *KeyPair::generate().unwrap().public_key().uncompressed();
+            match i % 5 {
+                0 => {}
+                1 => point[64] ^= 1 << (i % 8), // y off by a bit
+                2 => rng.fill(&mut point[1..]).unwrap(), // random coordinates
+                3 => point[1..33].fill(0xff),   // x >= p
+                _ => point[33..].fill(0xff),    // y >= p
+            }
+            let ours = PublicKey::from_sec1(&point).is_ok();
+            assert_eq!(ours, aws_lc_parse(&point).is_ok(), "{}", hex::encode(point));
+            if ours {
+                accepted += 1
+            } else {
+                rejected += 1
+            }
+        }
+        assert!(accepted >= 600 && rejected >= 1800, "{accepted} {rejected}");
     }
 
     #[test]

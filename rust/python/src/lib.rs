@@ -174,9 +174,15 @@ fn private_key_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<PrivateKeyArg<'a>>
         .py_err()
 }
 
+/// A validated public key. Only decompression (a square root, microseconds) is worth releasing
+/// the GIL for; checking an uncompressed point costs less than the release itself.
 fn public_key_arg(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<PublicKey> {
     let bytes = key_arg(obj, what)?;
-    py.detach(|| PublicKey::from_sec1(&bytes)).py_err()
+    if bytes.len() == p256::COMPRESSED_LEN {
+        py.detach(|| PublicKey::from_sec1(&bytes)).py_err()
+    } else {
+        PublicKey::from_sec1(&bytes).py_err()
+    }
 }
 
 fn aad_arg<'a>(aad: &'a Option<Cow<'a, [u8]>>) -> hpke::Aad<'a> {
