@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from .._store_backends import redis_client
 from ._records import (
     AttemptStatus,
     CodeState,
@@ -18,7 +19,7 @@ from ._records import (
 )
 
 if TYPE_CHECKING:
-    import redis
+    pass
 
 __all__ = ["RedisStore"]
 
@@ -74,19 +75,8 @@ class RedisStore:
     def __init__(
         self, url: str, *, key_prefix: str = "ewc:otp:", socket_timeout_seconds: float = 5.0
     ) -> None:
-        try:
-            import redis
-        except ImportError:
-            raise ImportError(
-                "RedisStore needs the redis package: pip install 'embedded-wallet-crypto[redis]'"
-            ) from None
-        self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
+        self._client, self._errors = redis_client(url, socket_timeout_seconds)
         self.key_prefix = key_prefix
-        self._client: redis.Redis = redis.Redis.from_url(
-            url,
-            socket_timeout=socket_timeout_seconds,
-            socket_connect_timeout=socket_timeout_seconds,
-        )
         self._issue = self._client.register_script(_ISSUE)
         self._attempt = self._client.register_script(_ATTEMPT)
         self._consume = self._client.register_script(_CONSUME)

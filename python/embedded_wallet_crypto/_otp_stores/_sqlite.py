@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
-from pathlib import Path
 from typing import Any
 
+from .._store_backends import SqliteConnections, sqlite_file_path
 from ..errors import OtpError
 from ._records import (
     AttemptStatus,
@@ -65,16 +64,8 @@ class SqliteStore:
     threads (a connection per thread) and processes (opened lazily per process)."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout_seconds: float = 10.0) -> None:
-        if str(path) in ("", ":memory:") or str(path).startswith("file::memory:"):
-            raise OtpError(
-                "SqliteStore needs a file path; an in-memory database is private to one "
-                "connection (use MemoryStore)",
-                "STORE_CONFIG_INVALID",
-                500,
-            )
-        self.path = Path(path)
-        self._busy_timeout_ms = int(busy_timeout_seconds * 1000)
-        self._local = threading.local()
+        self.path = sqlite_file_path(path, OtpError)
+        self._connections = SqliteConnections(self.path, busy_timeout_seconds)
         try:
             connection = self._connection()
             connection.execute("PRAGMA journal_mode=WAL")
@@ -83,15 +74,7 @@ class SqliteStore:
             raise store_unavailable("SQLite", problem) from None
 
     def _connection(self) -> sqlite3.Connection:
-        cached: tuple[int, sqlite3.Connection] | None = getattr(self._local, "connection", None)
-        if cached is not None and cached[0] == os.getpid():
-            return cached[1]
-        connection = sqlite3.connect(
-            self.path, timeout=self._busy_timeout_ms / 1000, isolation_level=None
-        )
-        connection.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
-        self._local.connection = (os.getpid(), connection)
-        return connection
+        return self._connections.get()
 
     def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
         try:
@@ -152,8 +135,4 @@ class SqliteStore:
 
     def close(self) -> None:
         """Close this thread's connection."""
-        cached: tuple[int, sqlite3.Connection] | None = getattr(self._local, "connection", None)
-        if cached is not None:
-            self._local.connection = None
-            if cached[0] == os.getpid():
-                cached[1].close()
+        self._connections.close()

@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..._store_backends import redis_client
 from .._records import ChallengeRecord, request_id_conflict, store_unavailable
 
 if TYPE_CHECKING:
-    import redis
+    pass
 
 __all__ = ["RedisStore"]
 
@@ -48,19 +49,8 @@ class RedisStore:
         key_prefix: str = "ewc:signed-retry:",
         socket_timeout_seconds: float = 5.0,
     ) -> None:
-        try:
-            import redis
-        except ImportError:
-            raise ImportError(
-                "RedisStore needs the redis package: pip install 'embedded-wallet-crypto[redis]'"
-            ) from None
-        self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
+        self._client, self._errors = redis_client(url, socket_timeout_seconds)
         self.key_prefix = key_prefix
-        self._client: redis.Redis = redis.Redis.from_url(
-            url,
-            socket_timeout=socket_timeout_seconds,
-            socket_connect_timeout=socket_timeout_seconds,
-        )
         self._put = self._client.register_script(_PUT)
         self._claim = self._client.register_script(_CLAIM)
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
-from pathlib import Path
 
+from ..._store_backends import SqliteConnections, sqlite_file_path
 from ...errors import SignedRetryError
 from .._records import ChallengeRecord, request_id_conflict, store_unavailable
 
@@ -43,16 +42,8 @@ class SqliteStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout_seconds: float = 10.0) -> None:
-        if str(path) in ("", ":memory:") or str(path).startswith("file::memory:"):
-            raise SignedRetryError(
-                "SqliteStore needs a file path; an in-memory database is private to one "
-                "connection (use MemoryStore)",
-                "STORE_CONFIG_INVALID",
-                500,
-            )
-        self.path = Path(path)
-        self._busy_timeout_ms = int(busy_timeout_seconds * 1000)
-        self._local = threading.local()
+        self.path = sqlite_file_path(path, SignedRetryError)
+        self._connections = SqliteConnections(self.path, busy_timeout_seconds)
         self._next_purge = 0.0
         connection = self._connection()
         try:
@@ -62,19 +53,10 @@ class SqliteStore:
             raise store_unavailable("SQLite", problem) from None
 
     def _connection(self) -> sqlite3.Connection:
-        pid = os.getpid()
-        cached: tuple[int, sqlite3.Connection] | None = getattr(self._local, "connection", None)
-        if cached is not None and cached[0] == pid:
-            return cached[1]
         try:
-            connection = sqlite3.connect(
-                self.path, timeout=self._busy_timeout_ms / 1000, isolation_level=None
-            )
-            connection.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+            return self._connections.get()
         except sqlite3.Error as problem:
             raise store_unavailable("SQLite", problem) from None
-        self._local.connection = (pid, connection)
-        return connection
 
     def put(self, record: ChallengeRecord, ttl_seconds: float) -> None:
         now = time.time()
@@ -124,8 +106,4 @@ class SqliteStore:
 
     def close(self) -> None:
         """Close this thread's connection (others close when their threads end)."""
-        cached: tuple[int, sqlite3.Connection] | None = getattr(self._local, "connection", None)
-        if cached is not None:
-            self._local.connection = None
-            if cached[0] == os.getpid():
-                cached[1].close()
+        self._connections.close()
