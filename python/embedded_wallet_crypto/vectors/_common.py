@@ -10,6 +10,9 @@ from typing import Any
 
 from . import _reference as ref
 
+#: The wallet profile's HPKE info (FORMATS.md section 1).
+PROFILE_INFO = b"turnkey_hpke"
+
 SCHEMA = "ewc-vectors/1"
 SOURCE = (
     "embedded_wallet_crypto.vectors (ewc vectors generate). Expected values are computed "
@@ -82,6 +85,25 @@ def ikm(label: str) -> bytes:
 def key(label: str) -> tuple[bytes, bytes]:
     """(private scalar, uncompressed public key) of a named vector key (RFC 9180 DeriveKeyPair)."""
     return ref.derive_key_pair(ikm(label))
+
+
+def seal(
+    recipient_public: bytes,
+    plaintext: bytes,
+    ephemeral_label: str,
+    *,
+    info: bytes = PROFILE_INFO,
+    aad: bytes | None = None,
+) -> tuple[bytes, bytes]:
+    """(65-byte enc, ciphertext) by the RFC 9180 reference with the named ephemeral key;
+    ``aad=None`` is the wallet profile's (enc || recipient public key)."""
+    return ref.hpke_seal(
+        recipient_public,
+        plaintext,
+        ephemeral_private_key=key(ephemeral_label)[0],
+        info=info,
+        aad=aad,
+    )
 
 
 def flip_bit(data: bytes, index: int, bit: int = 0) -> bytes:

@@ -11,7 +11,6 @@ from . import _reference as ref
 from ._common import key
 
 VERSION = "v1.0.0"
-PROFILE_INFO = b"turnkey_hpke"
 # Every negative of the export and OTP vectors that must be raised as an EnvelopeError.
 MALFORMED = "ENVELOPE_MALFORMED"
 DATA_MALFORMED = "ENVELOPE_DATA_MALFORMED"
@@ -68,20 +67,6 @@ def envelope(
         else:
             fields[name] = value
     return json.dumps(fields, separators=(",", ":"))
-
-
-def seal(
-    recipient_public: bytes,
-    plaintext: bytes,
-    ephemeral: str,
-    *,
-    info: bytes = PROFILE_INFO,
-    aad: bytes | None = None,
-) -> tuple[bytes, bytes]:
-    """(65-byte enc, ciphertext) by the RFC 9180 reference; ``aad=None`` is the profile's."""
-    return ref.hpke_seal(
-        recipient_public, plaintext, ephemeral_private_key=key(ephemeral)[0], info=info, aad=aad
-    )
 
 
 def point_off_curve(label: str) -> bytes:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from . import _envelope_writer as w
-from ._common import Case, case, flip_bit, key, vector_file
+from ._common import Case, case, flip_bit, key, seal, vector_file
 
 DESCRIPTION = (
     "Wallet export envelopes (FORMATS.md section 8): {version v1.0.0, data (hex of the JSON "
@@ -31,7 +31,7 @@ PRODUCTION_SIGNER = (
 def _inner(
     plaintext: bytes = MNEMONIC, ephemeral: str = "export/ephemeral", **changes: Any
 ) -> dict[str, Any]:
-    enc, ciphertext = w.seal(key(CLIENT)[1], plaintext, ephemeral)
+    enc, ciphertext = seal(key(CLIENT)[1], plaintext, ephemeral)
     inner: dict[str, Any] = {
         "encappedPublic": enc.hex(),
         "ciphertext": ciphertext.hex(),
@@ -217,7 +217,7 @@ def _negative_cases() -> list[Case]:
 
 
 def _legacy_cases() -> list[Case]:
-    enc, ciphertext = w.seal(key(CLIENT)[1], MNEMONIC, "export/legacy/ephemeral")
+    enc, ciphertext = seal(key(CLIENT)[1], MNEMONIC, "export/legacy/ephemeral")
 
     def legacy(signer: str | None, **extra: str) -> str:
         fields = {
@@ -280,7 +280,7 @@ def _seal(
     }
     expected = None
     if error is None:
-        enc, ciphertext = w.seal(key(CLIENT)[1], secret, ephemeral)
+        enc, ciphertext = seal(key(CLIENT)[1], secret, ephemeral)
         inner = {"encappedPublic": enc.hex(), "ciphertext": ciphertext.hex()}
         data = w.compact(inner | {"organizationId": organization_id})
         expected = {

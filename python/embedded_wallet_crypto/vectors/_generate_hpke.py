@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from . import _reference as ref
-from ._common import Case, case, flip_bit, ikm, key, stream, vector_file
+from ._common import PROFILE_INFO, Case, case, flip_bit, ikm, key, seal, stream, vector_file
 
-PROFILE_INFO = b"turnkey_hpke"
 DESCRIPTION = (
     "HPKE (RFC 9180) mode_base, DHKEM(P-256, HKDF-SHA256) / HKDF-SHA256 / AES-256-GCM: "
     "DeriveKeyPair, single-shot seal and open in the wallet profile of FORMATS.md section 1 "
@@ -65,9 +64,7 @@ def _seal(
     unless another label is given."""
     recipient_private, recipient_public = key("recipient")
     ephemeral_private, _ = key(ephemeral or case_id)
-    enc, ciphertext = ref.hpke_seal(
-        recipient_public, plaintext, ephemeral_private_key=ephemeral_private, info=info, aad=aad
-    )
+    enc, ciphertext = seal(recipient_public, plaintext, ephemeral or case_id, info=info, aad=aad)
     inputs = {
         "recipient_private_key": recipient_private.hex(),
         "ephemeral_private_key": ephemeral_private.hex(),

@@ -7,7 +7,7 @@ from typing import Any
 
 from . import _envelope_writer as w
 from . import _reference as ref
-from ._common import Case, case, key, vector_file
+from ._common import Case, case, key, seal, vector_file
 
 DESCRIPTION = (
     "Encrypted email OTP (FORMATS.md section 9). otp_target_seal: the otpEncryptionTargetBundle "
@@ -54,7 +54,7 @@ def _sealed(
         "public_key": public_key or w.public_hex(CLIENT),
     }
     plaintext.update(changes)
-    enc, ciphertext = w.seal(key(TARGET)[1], w.compact(plaintext), ephemeral)
+    enc, ciphertext = seal(key(TARGET)[1], w.compact(plaintext), ephemeral)
     return json.dumps(
         {"encappedPublic": enc.hex(), "ciphertext": ciphertext.hex()}, separators=(",", ":")
     )
@@ -181,7 +181,7 @@ def _decrypt_cases() -> list[Case]:
         return json.dumps(document, separators=(",", ":"))
 
     unauthenticated = w.compact({"otp_code": CODE, "public_key": w.public_hex(CLIENT)})
-    no_aad_enc, no_aad_ciphertext = w.seal(key(TARGET)[1], unauthenticated, ephemeral, aad=b"")
+    no_aad_enc, no_aad_ciphertext = seal(key(TARGET)[1], unauthenticated, ephemeral, aad=b"")
     table: list[tuple[str, str, str | None, str, dict[str, Any]]] = [
         ("profile", bundle, None, "the client's bundle, opened with the target key", {}),
         ("upper-case-hex", replaced(encappedPublic=enc.upper(), ciphertext=ciphertext.upper()),
@@ -218,7 +218,7 @@ def _decrypt_cases() -> list[Case]:
 
 
 def _sealed_raw(plaintext: bytes) -> str:
-    enc, ciphertext = w.seal(key(TARGET)[1], plaintext, "otp-decrypt/raw/ephemeral")
+    enc, ciphertext = seal(key(TARGET)[1], plaintext, "otp-decrypt/raw/ephemeral")
     return json.dumps(
         {"encappedPublic": enc.hex(), "ciphertext": ciphertext.hex()}, separators=(",", ":")
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _reference as ref
-from ._common import Case, case, flip_bit, key, vector_file
+from ._common import PROFILE_INFO, Case, case, flip_bit, key, seal, vector_file
 
 DESCRIPTION = (
     "encryptedSessionSigningKey (FORMATS.md section 3): base58check(compressed enc (33 bytes) || "
@@ -16,7 +16,6 @@ DESCRIPTION = (
     "ciphertext, enc or tag, another info or aad (DECRYPTION_FAILED), bad checksum, bad "
     "characters and wrong decoded lengths, and plaintexts that are not a P-256 scalar."
 )
-PROFILE_INFO = b"turnkey_hpke"
 
 
 def _seal_parts(
@@ -27,11 +26,8 @@ def _seal_parts(
     info: bytes = PROFILE_INFO,
     aad: bytes | None = None,
 ) -> tuple[bytes, bytes]:
-    """(compressed enc, ciphertext) by the independent reference (``aad=None``: the profile's)."""
-    ephemeral, _ = key(ephemeral_label)
-    enc, ciphertext = ref.hpke_seal(
-        client_public, plaintext, ephemeral_private_key=ephemeral, info=info, aad=aad
-    )
+    """(compressed enc, ciphertext): the wire's form of the reference seal."""
+    enc, ciphertext = seal(client_public, plaintext, ephemeral_label, info=info, aad=aad)
     return ref.compress(enc), ciphertext
 
 

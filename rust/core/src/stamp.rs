@@ -7,6 +7,7 @@
 //! low-S; it rejects an unknown scheme, non-strict DER, a key that is not a valid compressed
 //! point, duplicate or unknown fields, and a signature over other bytes.
 
+use std::sync::Arc;
 use std::thread;
 
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
@@ -15,7 +16,7 @@ use serde::Deserialize;
 
 use crate::der;
 use crate::error::{Error, Result};
-use crate::p256::{cached_verifying_key, KeyPair, PublicKey, COMPRESSED_LEN};
+use crate::p256::{cached_verifying_key, KeyPair, PublicKey, VerifyingKey, COMPRESSED_LEN};
 
 /// The only scheme (FORMATS.md section 4).
 pub const SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
@@ -66,6 +67,11 @@ pub fn create(payload: &[u8], key: &KeyPair) -> Result<String> {
 
 /// Checks the stamp's shape (base64url, JSON, scheme, key, DER) without verifying it.
 pub fn parse(stamp: &str) -> Result<Stamp> {
+    parse_with_key(stamp).map(|(parsed, _)| parsed)
+}
+
+/// [`parse`], also returning the signer's key as parsed (and cached) for verification.
+fn parse_with_key(stamp: &str) -> Result<(Stamp, Arc<VerifyingKey>)> {
     if stamp.is_empty() {
         return Err(Error::stamp_missing());
     }
@@ -88,19 +94,18 @@ pub fn parse(stamp: &str) -> Result<Stamp> {
             "the stamp's publicKey must be a 33-byte compressed P-256 key",
         ));
     }
-    let public_key = cached_verifying_key(&key_bytes)
-        .map_err(|_| Error::stamp_malformed("the stamp's publicKey is not a valid P-256 point"))?
-        .public_key()
-        .clone();
+    let key = cached_verifying_key(&key_bytes)
+        .map_err(|_| Error::stamp_malformed("the stamp's publicKey is not a valid P-256 point"))?;
     let signature = hex::decode(fields.signature.as_ref())
         .map_err(|_| Error::stamp_malformed("the stamp's signature is not hex"))?;
     der::parse_signature(&signature).map_err(|_| {
         Error::stamp_malformed("the stamp's signature is not a strict-DER ECDSA signature")
     })?;
-    Ok(Stamp {
-        public_key,
+    let parsed = Stamp {
+        public_key: key.public_key().clone(),
         signature,
-    })
+    };
+    Ok((parsed, key))
 }
 
 /// Verifies a stamp over `payload` and, when given, that it was made by `expected_public_key`.
@@ -109,8 +114,7 @@ pub fn verify(
     payload: &[u8],
     expected_public_key: Option<&PublicKey>,
 ) -> Result<Stamp> {
-    let parsed = parse(stamp)?;
-    let key = cached_verifying_key(&parsed.public_key.compressed())?;
+    let (parsed, key) = parse_with_key(stamp)?;
     if !key.verify_der(payload, &parsed.signature)? {
         return Err(Error::stamp_invalid());
     }
