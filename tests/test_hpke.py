@@ -444,3 +444,17 @@ def test_context_repr_and_pickle(recipient: ewc.KeyPair) -> None:
     for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
         with pytest.raises(TypeError):
             pickle.dumps(sender, protocol=protocol)
+
+
+def test_wrong_python_types_are_type_errors_not_crypto_outcomes() -> None:
+    """An int is not a buffer (bytes(5) would be five zero bytes), True is not an AEAD id, and
+    an enc of the wrong type is the caller's error, not a failed decryption."""
+    key = ewc.KeyPair.generate()
+    with pytest.raises(TypeError):
+        ewc.hpke.seal(key.public_key_bytes(), 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        ewc.hpke.setup_sender(key.public_key_bytes(), aead=True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        ewc.hpke.open(key, 12345, b"")  # type: ignore[arg-type]
+    with pytest.raises(ewc.DecryptionError):
+        ewc.hpke.open(key, b"\x04" * 3, b"")

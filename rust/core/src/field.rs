@@ -3,9 +3,9 @@
 //!
 //! aws-lc decompresses through its generic big-number square root, which made parsing a
 //! compressed key (what every stamp carries) several times slower than everything else on the
-//! path. Only public data goes through here (a public key's x); the arithmetic is branch-free all
-//! the same, because data-dependent branches mispredict on distinct keys and cost more than the
-//! masks. The tests check it against aws-lc's own decompression, which stays the oracle.
+//! path. Only public data goes through here (a public key's x), so it need not be constant time;
+//! the field arithmetic selects with masks all the same, because data-dependent branches there
+//! mispredict on distinct keys and cost more than the masks (only the final checks branch). The tests check it against aws-lc's own decompression, which stays the oracle.
 
 /// p = 2^256 - 2^224 + 2^192 + 2^96 - 1 (SEC 2, section 2.4.2), little-endian 64-bit limbs.
 const P: [u64; 4] = [
@@ -206,17 +206,17 @@ impl Fe {
 }
 
 /// x^3 - 3x + b for x below p, or None when x >= p.
-fn curve_rhs(x: &[u8; 32]) -> Option<(Fe, Fe)> {
+fn curve_rhs(x: &[u8; 32]) -> Option<Fe> {
     let x = Fe::from_be_bytes(x)?;
     let b = Fe::from_be_bytes(&B)?;
     let three_x = x.add(&x).add(&x);
-    Some((x, x.square().mul(&x).sub(&three_x).add(&b)))
+    Some(x.square().mul(&x).sub(&three_x).add(&b))
 }
 
 /// Given x (big-endian) and the parity of y, returns y for the point on P-256, or None when x is
 /// not below p or x^3 - 3x + b has no square root (no point has that x).
 pub fn decompress_y(x: &[u8; 32], y_is_odd: bool) -> Option<[u8; 32]> {
-    let (_, rhs) = curve_rhs(x)?;
+    let rhs = curve_rhs(x)?;
     let y = rhs.sqrt_candidate();
     if y.square() != rhs {
         return None;
@@ -233,7 +233,7 @@ pub fn decompress_y(x: &[u8; 32], y_is_odd: bool) -> Option<[u8; 32]> {
 /// identity has no affine coordinates, so it never passes.
 pub fn is_on_curve(x: &[u8; 32], y: &[u8; 32]) -> bool {
     match (curve_rhs(x), Fe::from_be_bytes(y)) {
-        (Some((_, rhs)), Some(y)) => y.square() == rhs,
+        (Some(rhs), Some(y)) => y.square() == rhs,
         _ => false,
     }
 }

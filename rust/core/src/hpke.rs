@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
-use crate::p256::{KeyPair, PublicKey, COMPRESSED_LEN, UNCOMPRESSED_LEN};
+use crate::p256::{scalar_in_range, KeyPair, PublicKey, COMPRESSED_LEN, UNCOMPRESSED_LEN};
 use crate::primitives::{check_hkdf_output_len, hkdf_expand, hkdf_extract, AesGcm, HASH_LEN};
 
 /// KEM, KDF and AEAD identifiers (RFC 9180 section 7).
@@ -172,10 +172,9 @@ pub fn derive_key_pair(ikm: &[u8]) -> Result<KeyPair> {
             &[counter],
             candidate.as_mut(),
         )?;
-        match KeyPair::from_private_bytes(candidate.as_ref()) {
-            Ok(key) => return Ok(key),
-            Err(err) if err.code() == "INVALID_PRIVATE_KEY" => continue,
-            Err(err) => return Err(err),
+        // bitmask 0xff: a candidate outside [1, n-1] is skipped, not an error.
+        if bool::from(scalar_in_range(&candidate)) {
+            return KeyPair::from_private_bytes(candidate.as_ref());
         }
     }
     Err(Error::derive_key_pair())
@@ -207,23 +206,25 @@ enum Exporter {
     Skip,
 }
 
-/// `LabeledExtract("", label, ikm)` for this suite, computed once per process: `psk_id_hash`
-/// (the default empty psk_id) and `info_hash` of the wallet profile's info are constants.
-fn cached_extract(aead: AeadId, label: &'static [u8], ikm: &'static [u8]) -> [u8; HASH_LEN] {
-    static CACHE: [[OnceLock<[u8; HASH_LEN]>; 2]; 2] = [
-        [OnceLock::new(), OnceLock::new()],
-        [OnceLock::new(), OnceLock::new()],
-    ];
-    let slot = match aead {
-        AeadId::Aes128Gcm => &CACHE[0],
-        AeadId::Aes256Gcm => &CACHE[1],
+/// `key_schedule_context = mode || psk_id_hash || info_hash` (RFC 9180 section 5.1). With the
+/// default psk_id and the wallet profile's info it is a constant, computed once per AEAD.
+fn key_schedule_context(aead: AeadId, info: &[u8]) -> [u8; 1 + 2 * HASH_LEN] {
+    let compute = || {
+        let suite_id = aead.suite_id();
+        let mut context = [0u8; 1 + 2 * HASH_LEN];
+        context[0] = MODE_BASE;
+        context[1..=HASH_LEN]
+            .copy_from_slice(labeled_extract(&suite_id, b"", b"psk_id_hash", b"").as_ref());
+        context[1 + HASH_LEN..]
+            .copy_from_slice(labeled_extract(&suite_id, b"", b"info_hash", info).as_ref());
+        context
     };
-    let slot = if label == b"psk_id_hash" {
-        &slot[0]
-    } else {
-        &slot[1]
-    };
-    *slot.get_or_init(|| *labeled_extract(&aead.suite_id(), b"", label, ikm))
+    static PROFILE: [OnceLock<[u8; 1 + 2 * HASH_LEN]>; 2] = [OnceLock::new(), OnceLock::new()];
+    match (info == PROFILE_INFO, aead) {
+        (true, AeadId::Aes128Gcm) => *PROFILE[0].get_or_init(compute),
+        (true, AeadId::Aes256Gcm) => *PROFILE[1].get_or_init(compute),
+        (false, _) => compute(),
+    }
 }
 
 /// `KeySchedule(mode_base, shared_secret, info, default_psk, default_psk_id)`.
@@ -234,16 +235,7 @@ fn key_schedule(
     exporter: Exporter,
 ) -> Result<Context> {
     let suite_id = aead.suite_id();
-    let psk_id_hash = cached_extract(aead, b"psk_id_hash", b"");
-    let info_hash = if info == PROFILE_INFO {
-        cached_extract(aead, b"info_hash", PROFILE_INFO)
-    } else {
-        *labeled_extract(&suite_id, b"", b"info_hash", info)
-    };
-    let mut key_schedule_context = [0u8; 1 + 2 * HASH_LEN];
-    key_schedule_context[0] = MODE_BASE;
-    key_schedule_context[1..=HASH_LEN].copy_from_slice(&psk_id_hash);
-    key_schedule_context[1 + HASH_LEN..].copy_from_slice(&info_hash);
+    let key_schedule_context = key_schedule_context(aead, info);
 
     let secret = labeled_extract(&suite_id, shared_secret, b"secret", b"");
     let mut key = Zeroizing::new([0u8; 32]);
@@ -434,7 +426,8 @@ pub fn seal_with_ephemeral(
     plaintext: &[u8],
     ephemeral: &KeyPair,
 ) -> Result<([u8; KEM_NENC], Vec<u8>)> {
-    let (enc, mut context) = setup_base_s_with_ephemeral(pk_r, info, AeadId::Aes256Gcm, ephemeral)?;
+    let (enc, mut context) =
+        setup_sender(pk_r, info, AeadId::Aes256Gcm, ephemeral, Exporter::Skip)?;
     let mut buf = [0u8; 2 * KEM_NENC];
     let ciphertext = context.seal(resolve_aad(aad, &enc, pk_r, &mut buf), plaintext)?;
     Ok((enc, ciphertext))
@@ -490,5 +483,38 @@ mod tests {
         assert_eq!(err.code(), "DECRYPTION_FAILED");
         let err = open(&recipient, &enc[..64], PROFILE_INFO, Aad::Profile, &ct).unwrap_err();
         assert_eq!(err.code(), "DECRYPTION_FAILED");
+    }
+
+    #[test]
+    fn context_negatives() {
+        assert_eq!(
+            AeadId::from_id(3).unwrap_err().code(),
+            "UNSUPPORTED_ALGORITHM"
+        );
+        let recipient = KeyPair::generate().unwrap();
+        let (enc, mut sender) =
+            setup_base_s(recipient.public_key(), b"info", AeadId::Aes128Gcm).unwrap();
+        let err = setup_base_r(&enc[..64], &recipient, b"info", AeadId::Aes128Gcm).unwrap_err();
+        assert_eq!(err.code(), "DECRYPTION_FAILED");
+        let mut receiver = setup_base_r(&enc, &recipient, b"info", AeadId::Aes128Gcm).unwrap();
+        let mut ct = sender.seal(b"", b"first").unwrap();
+        ct[0] ^= 1;
+        assert_eq!(
+            receiver.open(b"", &ct).unwrap_err().code(),
+            "DECRYPTION_FAILED"
+        );
+        assert_eq!(
+            receiver.sequence_number(),
+            0,
+            "a failed open must not advance"
+        );
+        ct[0] ^= 1;
+        assert_eq!(receiver.open(b"", &ct).unwrap().as_slice(), b"first");
+        let err = receiver.export(b"", 255 * 32 + 1).unwrap_err();
+        assert_eq!(err.code(), "INVALID_LENGTH");
+        assert_eq!(
+            receiver.export(b"x", 64).unwrap().as_slice(),
+            sender.export(b"x", 64).unwrap().as_slice()
+        );
     }
 }

@@ -337,6 +337,17 @@ mod tests {
     }
 
     #[test]
+    fn private_hex_negatives() {
+        for text in ["zz", "abc", ""] {
+            let err = KeyPair::from_private_hex(text).unwrap_err();
+            assert!(
+                ["INVALID_KEY_ENCODING", "INVALID_KEY_LENGTH"].contains(&err.code()),
+                "{text}: {err}"
+            );
+        }
+    }
+
+    #[test]
     fn compress_and_decompress_agree() {
         let key = KeyPair::generate().unwrap();
         let compressed = key.public_key().compressed();

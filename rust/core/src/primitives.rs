@@ -152,4 +152,21 @@ mod tests {
             "DECRYPTION_FAILED"
         );
     }
+
+    #[test]
+    fn aes_gcm_length_negatives() {
+        assert_eq!(
+            AesGcm::new(&[0u8; 24]).err().unwrap().code(),
+            "INVALID_LENGTH"
+        );
+        let key = AesGcm::new(&[7u8; 16]).unwrap();
+        assert_eq!(
+            key.seal(&[0u8; 8], b"", b"x").unwrap_err().code(),
+            "INVALID_LENGTH"
+        );
+        assert_eq!(
+            key.open(&[0u8; 16], b"", &[0u8; 17]).unwrap_err().code(),
+            "INVALID_LENGTH"
+        );
+    }
 }

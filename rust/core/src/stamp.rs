@@ -141,8 +141,12 @@ pub fn verify_many(items: &[BatchItem<'_>]) -> Vec<bool> {
             .collect();
         handles
             .into_iter()
-            // A worker cannot panic: verify_item returns a bool for every input.
-            .flat_map(|handle| handle.join().unwrap_or_default())
+            // A worker that panicked would have lost its verdicts: re-raise, never fail open.
+            .flat_map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     })
 }
@@ -193,5 +197,44 @@ mod tests {
         let expected: Vec<bool> = items.iter().map(verify_item).collect();
         assert_eq!(verdicts, expected);
         assert_eq!(verdicts.iter().filter(|v| **v).count(), 67);
+    }
+
+    #[test]
+    fn parse_checks_shape_only() {
+        let key = KeyPair::generate().unwrap();
+        let stamp = create(b"payload", &key).unwrap();
+        // parse does not verify: any payload, the shape and key are what it checks.
+        assert_eq!(parse(&stamp).unwrap().public_key, *key.public_key());
+        let array = URL_SAFE_NO_PAD.encode(r#"["a","b","c"]"#);
+        assert_eq!(
+            parse(&array).unwrap_err().code(),
+            "WALLET_SIGNATURE_MALFORMED"
+        );
+        let padded_wrong = format!("{stamp}=");
+        if stamp.len() % 4 != 3 {
+            assert_eq!(
+                parse(&padded_wrong).unwrap_err().code(),
+                "WALLET_SIGNATURE_MALFORMED"
+            );
+        }
+    }
+
+    #[test]
+    fn batch_with_expected_keys() {
+        let key = KeyPair::generate().unwrap();
+        let other = KeyPair::generate().unwrap();
+        let stamp = create(b"p", &key).unwrap();
+        let items: Vec<BatchItem<'_>> = (0..100)
+            .map(|i| {
+                let expected = if i % 2 == 0 {
+                    key.public_key()
+                } else {
+                    other.public_key()
+                };
+                (stamp.as_str(), &b"p"[..], Some(expected))
+            })
+            .collect();
+        let verdicts = verify_many(&items);
+        assert!(verdicts.iter().enumerate().all(|(i, v)| *v == (i % 2 == 0)));
     }
 }

@@ -68,13 +68,22 @@ fn bytes_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]
             "{what} must be bytes-like, not str"
         )));
     }
+    // Only the buffer protocol: `bytes(obj)` would also turn an int into that many zero bytes.
     let builtins = obj.py().import("builtins")?;
-    match builtins.getattr("bytes")?.call1((obj,)) {
-        Ok(copy) => Ok(Cow::Owned(copy.cast::<PyBytes>()?.as_bytes().to_vec())),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{what} must be bytes, bytearray or memoryview, not {}",
-            obj.get_type().name()?
-        ))),
+    match builtins.getattr("memoryview")?.call1((obj,)) {
+        Ok(view) => Ok(Cow::Owned(
+            view.call_method0("tobytes")?
+                .cast::<PyBytes>()?
+                .as_bytes()
+                .to_vec(),
+        )),
+        Err(err) if err.is_instance_of::<PyTypeError>(obj.py()) => {
+            Err(PyTypeError::new_err(format!(
+                "{what} must be bytes, bytearray or memoryview, not {}",
+                type_name(obj)
+            )))
+        }
+        Err(err) => Err(err),
     }
 }
 
@@ -97,7 +106,8 @@ fn int_arg<T>(obj: &Bound<'_, PyAny>, invalid: fn() -> Error) -> PyResult<T>
 where
     T: for<'a, 'py> FromPyObject<'a, 'py>,
 {
-    if obj.cast::<pyo3::types::PyInt>().is_err() {
+    // bool is an int subclass, but True is no AEAD id or length.
+    if obj.cast::<pyo3::types::PyInt>().is_err() || obj.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err(format!(
             "expected int, not {}",
             type_name(obj)
@@ -138,6 +148,18 @@ fn payload_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
         return Ok(Cow::Owned(text.into_owned().into_bytes()));
     }
     bytes_arg(obj, "payload")
+}
+
+/// An HPKE `enc`: a malformed value is one more way to fail to open (the one generic error); a
+/// value of the wrong Python type is the caller's TypeError.
+fn enc_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
+    key_arg(obj, "enc").map_err(|err| {
+        if err.is_instance_of::<PyTypeError>(obj.py()) {
+            err
+        } else {
+            to_py_err(hpke::open_failure())
+        }
+    })
 }
 
 fn optional_bytes_arg<'a>(
@@ -407,8 +429,7 @@ fn hpke_open<'py>(
     aad: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let key = private_key_arg(recipient_key)?;
-    // A malformed enc is one more way to fail to open: the same generic error.
-    let enc = key_arg(enc, "enc").map_err(|_| to_py_err(hpke::open_failure()))?;
+    let enc = enc_arg(enc)?;
     let ciphertext = bytes_arg(ciphertext, "ciphertext")?;
     let info = bytes_arg(info, "info")?;
     let aad = optional_bytes_arg(aad, "aad")?;
@@ -516,7 +537,7 @@ fn hpke_setup_receiver(
 ) -> PyResult<PyHpkeContext> {
     let aead_id: u16 = int_arg(aead_id, invalid_aead)?;
     let key = private_key_arg(recipient_key)?;
-    let enc = key_arg(enc, "enc").map_err(|_| to_py_err(hpke::open_failure()))?;
+    let enc = enc_arg(enc)?;
     let info = bytes_arg(info, "info")?;
     let aead = hpke::AeadId::from_id(aead_id).py_err()?;
     let inner = py
@@ -724,6 +745,17 @@ fn verify_stamps(
 // ---------------------------------------------------------------------------------------------
 // base58
 
+/// base58 is quadratic in the length: a key-sized value decodes in under a microsecond, far
+/// cheaper than releasing the GIL, but a long one should not hold every other thread up.
+fn off_gil_if_long<T: Send>(py: Python<'_>, len: usize, work: impl FnOnce() -> T + Send) -> T {
+    const LONG: usize = 512;
+    if len > LONG {
+        py.detach(work)
+    } else {
+        work()
+    }
+}
+
 #[pyfunction]
 fn b58encode(data: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(base58::encode(&bytes_arg(data, "data")?))
@@ -732,7 +764,8 @@ fn b58encode(data: &Bound<'_, PyAny>) -> PyResult<String> {
 #[pyfunction]
 fn b58decode<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
     let text = text_arg(text, invalid_base58_text)?;
-    Ok(PyBytes::new(py, &base58::decode(&text).py_err()?))
+    let decoded = off_gil_if_long(py, text.len(), || base58::decode(&text)).py_err()?;
+    Ok(PyBytes::new(py, &decoded))
 }
 
 #[pyfunction]
@@ -746,7 +779,8 @@ fn b58check_decode<'py>(
     text: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let text = text_arg(text, invalid_base58_text)?;
-    Ok(PyBytes::new(py, &base58::check_decode(&text).py_err()?))
+    let decoded = off_gil_if_long(py, text.len(), || base58::check_decode(&text)).py_err()?;
+    Ok(PyBytes::new(py, &decoded))
 }
 
 #[pymodule]
