@@ -369,3 +369,25 @@ def test_session_login_is_bound_to_its_body(credential: Any) -> None:
 def test_every_code_has_a_status() -> None:
     assert all(code.startswith("PASSKEY_") for code in passkeys.CODES)
     assert set(passkeys.CODES.values()) == {400, 401}
+
+
+class _OffCurveKey:
+    """A signer whose public key is a real key's x with y + 1: not a P-256 point."""
+
+    def __init__(self) -> None:
+        real = ewc.KeyPair.generate().public_key_bytes()
+        p = 2**256 - 2**224 + 2**192 + 2**96 - 1
+        y = (int.from_bytes(real[33:], "big") + 1) % p
+        self._point = real[:33] + y.to_bytes(32, "big")
+
+    def sign(self, message: bytes, /) -> bytes:
+        raise AssertionError("a fmt none registration signs nothing")
+
+    def public_key_bytes(self, compressed: bool = False) -> bytes:
+        return self._point
+
+
+def test_registration_rejects_an_off_curve_es256_key() -> None:
+    """Caught at registration, not at the first login: the ES256 fast path's key is checked."""
+    attestation = register(passkeys.SoftwareAuthenticator(_OffCurveKey(), attestation="none"))
+    assert code_of(lambda: verify_registration(attestation)) == "PASSKEY_PUBLIC_KEY_INVALID"

@@ -528,3 +528,36 @@ def test_payload_binding_reports_hostile_json_as_malformed(payload: str) -> None
     input escapes as a non-WalletCryptoError (API.md, Errors)."""
     client = ewc.KeyPair.generate().public_key_hex()
     assert _binding_code(payload, client) == "PAYLOAD_MALFORMED"
+
+
+def test_payload_binding_refuses_a_repeated_target_key() -> None:
+    """json.loads keeps the last of two keys; a reader keeping the first sees another target."""
+    client = ewc.KeyPair.generate().public_key_hex()
+    attacker = ewc.KeyPair.generate().public_key_hex()
+    payload = (
+        '{"parameters":{"targetPublicKey":"' + attacker + '","targetPublicKey":"' + client + '"}}'
+    )
+    with pytest.raises(ewc.StampError) as raised:
+        ewc.check_payload_binding(payload, client)
+    assert raised.value.code == "PAYLOAD_MALFORMED"
+
+
+def test_verify_stamps_follows_a_sandbox_process_default() -> None:
+    """Same verdicts as verify_stamp one by one, whatever the process environment."""
+    key = ewc.KeyPair.generate()
+    stamps = [ewc.create_stamp(b"p", key), ewc.stamps.SANDBOX_STAMP, "garbage"]
+    payloads = [b"p", b"p", b"p"]
+    assert ewc.verify_stamps(stamps, payloads) == [True, False, False]
+    ewc.set_default_environment(ewc.Environment.SANDBOX)
+    try:
+        assert ewc.verify_stamps(stamps, payloads) == [True, True, False]
+        single = []
+        for stamp in stamps:
+            try:
+                ewc.verify_stamp(stamp, b"p")
+                single.append(True)
+            except ewc.StampError:
+                single.append(False)
+        assert single == [True, True, False]
+    finally:
+        ewc.set_default_environment(ewc.Environment.PRODUCTION)

@@ -19,6 +19,7 @@ import functools
 import json
 from typing import Any
 
+from . import _strict_json as strict_json
 from ._types import BytesLike, KeyLike
 from .errors import DecodeError, EnvelopeError
 from .keys import KeyPair, parse_public_key, verify_signature
@@ -45,7 +46,6 @@ __all__ = [
 
 VERSION = "v1.0.0"
 MAX_ENVELOPE_BYTES = 1 << 20
-_MAX_INT_DIGITS = 64
 
 MALFORMED = "ENVELOPE_MALFORMED"
 DATA_MALFORMED = "ENVELOPE_DATA_MALFORMED"
@@ -53,39 +53,6 @@ DATA_MALFORMED = "ENVELOPE_DATA_MALFORMED"
 
 def _fail(reason: str, code: str) -> EnvelopeError:
     return EnvelopeError(reason, code, 400)
-
-
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
-        raise ValueError("integer too long")
-    return int(text)
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError("float out of range")
-    return value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise ValueError("duplicate key")
-    return result
-
-
-# Built once: json.loads with hooks would build a decoder on every call.
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_unique_keys,
-    parse_int=_bounded_int,
-    parse_float=_finite_float,
-    parse_constant=_reject_constant,
-)
 
 
 def raw_input(value: str | BytesLike, what: str) -> bytes:
@@ -107,7 +74,7 @@ def raw_input(value: str | BytesLike, what: str) -> bytes:
 def load_json(raw: bytes, what: str, code: str = MALFORMED) -> dict[str, Any]:
     """A JSON object from UTF-8 bytes; anything else (hostile input included) is ``code``."""
     try:
-        document: Any = _DECODER.decode(raw.decode("utf-8"))
+        document: Any = strict_json.loads(raw)
     except (ValueError, RecursionError):  # bad UTF-8 or JSON, duplicate keys, huge numbers
         raise _fail(f"{what} is not valid JSON", code) from None
     if not isinstance(document, dict):

@@ -8,12 +8,12 @@ cached there, so a session key that stamps many requests is decompressed once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import _native
+from . import _strict_json as strict_json
 from ._types import BytesLike, KeyLike
 from .errors import StampError, WalletCryptoError
 from .keys import KeyPair, parse_public_key
@@ -94,7 +94,12 @@ def verify_stamps(
         DecodeError: the sequences differ in length.
         InvalidKey: an expected public key is malformed.
     """
-    return _native.verify_stamps(stamps, payloads, expected_public_keys)
+    verdicts = _native.verify_stamps(stamps, payloads, expected_public_keys)
+    if sandbox_allowed(None):  # the process default is SANDBOX: as verify_stamp would decide
+        verdicts = [
+            ok or stamp == SANDBOX_STAMP for ok, stamp in zip(verdicts, stamps, strict=True)
+        ]
+    return verdicts
 
 
 def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) -> None:
@@ -109,8 +114,8 @@ def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) 
     """
     raw = payload_to_sign.encode() if isinstance(payload_to_sign, str) else bytes(payload_to_sign)
     try:
-        body: Any = json.loads(raw)
-    except (ValueError, RecursionError):  # bad UTF-8 or JSON, huge integers, deep nesting
+        body: Any = strict_json.loads(raw)
+    except (ValueError, RecursionError):  # bad UTF-8 or JSON, repeated keys, deep nesting
         raise StampError("payloadToSign is not valid JSON", "PAYLOAD_MALFORMED", 400) from None
     parameters = body.get("parameters") if isinstance(body, dict) else None
     if not isinstance(parameters, dict):

@@ -18,6 +18,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from . import _strict_json as strict_json
 from ._types import BytesLike
 from .errors import DecodeError, InvalidKey, StampError
 from .keys import KeyPair, verify_signature
@@ -72,13 +73,6 @@ def _malformed(reason: str) -> StampError:
     return StampError(reason, _MALFORMED, _UNAUTHORIZED)
 
 
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    fields = dict(pairs)
-    if len(fields) != len(pairs):
-        raise _malformed("the webhook signature header repeats a field")
-    return fields
-
-
 def _signature_from_header(header: str) -> bytes:
     """The DER bytes of a header that has exactly ``v == "1"`` and a canonical base64 ``s``."""
     if not isinstance(header, str) or not header:
@@ -86,9 +80,9 @@ def _signature_from_header(header: str) -> bytes:
     if len(header) > _MAX_HEADER_LENGTH:
         raise _malformed("the webhook signature header is too long")
     try:
-        fields: Any = json.loads(header, object_pairs_hook=_reject_duplicates)
-    except (ValueError, RecursionError):
-        raise _malformed("the webhook signature header is not JSON") from None
+        fields: Any = strict_json.loads(header)
+    except (ValueError, RecursionError):  # not JSON, or a repeated field
+        raise _malformed("the webhook signature header is not JSON with unique fields") from None
     if not isinstance(fields, dict) or set(fields) != {"v", "s"}:
         raise _malformed("the webhook signature header must be a JSON object with exactly v and s")
     if not isinstance(fields["v"], str) or fields["v"] != VERSION:

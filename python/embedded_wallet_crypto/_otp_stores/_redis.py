@@ -5,7 +5,7 @@ expires by its TTL once the code is dead and the re-issue window has passed."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._store_backends import redis_client
 from ._records import (
@@ -17,9 +17,6 @@ from ._records import (
     store_corrupt,
     store_unavailable,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["RedisStore"]
 

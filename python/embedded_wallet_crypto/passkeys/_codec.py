@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import json
 import re
 import sys
 from collections.abc import Mapping
@@ -19,6 +18,7 @@ from typing import Any, NoReturn
 
 import cbor2
 
+from .. import _strict_json as strict_json
 from ._errors import fail
 
 __all__ = [
@@ -74,24 +74,12 @@ def b64url_decode(text: object, what: str, code: str) -> bytes:
         raise fail(code, f"{what} is not base64url") from None
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise ValueError("duplicate key")
-    return result
-
-
-# Built once: json.loads with a hook builds a new decoder on every call.
-_JSON = json.JSONDecoder(object_pairs_hook=_no_duplicates)
-
-
 def json_object(data: bytes | str, what: str, code: str) -> dict[str, Any]:
     """A JSON object from UTF-8 bytes or text: no duplicate keys, no deep-nesting crash."""
     if len(data) > _MAX_JSON_BYTES:
         raise fail(code, f"{what} is longer than {_MAX_JSON_BYTES} bytes")
     try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        value = _JSON.decode(text)
+        value = strict_json.loads(data)
     except (ValueError, RecursionError):  # bad UTF-8 or JSON, duplicate keys, deep nesting
         raise fail(code, f"{what} is not valid JSON") from None
     if not isinstance(value, dict):

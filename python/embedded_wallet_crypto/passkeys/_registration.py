@@ -29,6 +29,8 @@ from webauthn.helpers.structs import (
 )
 from webauthn.registration.verify_registration_response import VerifiedRegistration
 
+from ..errors import InvalidKey
+from ..keys import parse_public_key
 from ._checks import check_client_data, check_rp_and_user, parse_authenticator_data
 from ._codec import b64url_encode, cbor_map
 from ._cose import es256_point
@@ -93,7 +95,14 @@ def _check_public_key(cose_key: bytes, supported: Iterable[int]) -> None:
     algorithm = key.get(3)
     if not isinstance(algorithm, int) or algorithm not in set(supported):
         raise fail(ALGORITHM_UNSUPPORTED, f"credential algorithm {algorithm!r} is not supported")
-    if es256_point(cose_key) is not None:  # validated on the curve by the core
+    point = es256_point(cose_key)
+    if point is not None:  # the fast path's key: the core validates it now, not at first login
+        try:
+            parse_public_key(point)
+        except InvalidKey:
+            raise fail(
+                PUBLIC_KEY_INVALID, "the credential public key is not a P-256 point"
+            ) from None
         return
     try:  # any other algorithm: load it the way py_webauthn will verify with it
         decoded_public_key_to_cryptography(decode_credential_public_key(cose_key))

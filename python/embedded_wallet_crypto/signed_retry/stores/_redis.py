@@ -9,13 +9,10 @@ With persistence on (AOF), a claimed id stays claimed across a Redis restart.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..._store_backends import redis_client
 from .._records import ChallengeRecord, request_id_conflict, store_unavailable
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["RedisStore"]
 
