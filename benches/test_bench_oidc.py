@@ -56,8 +56,17 @@ def _claims() -> dict[str, Any]:
     }
 
 
-ES256_TOKEN = sign_es256("bench es256", {"alg": "ES256", "kid": "es-1", "typ": "JWT"}, _claims())
-RS256_TOKEN = sign_rs256("bench rsa 2", {"alg": "RS256", "kid": "rsa-2", "typ": "JWT"}, _claims())
+def es256_token() -> str:
+    return sign_es256("bench es256", {"alg": "ES256", "kid": "es-1", "typ": "JWT"}, _claims())
+
+
+def rs256_token() -> str:
+    return sign_rs256("bench rsa 2", {"alg": "RS256", "kid": "rsa-2", "typ": "JWT"}, _claims())
+
+
+# Tokens are minted inside each test, never at collection: a slow run must not age them past the
+# 60-second iat window before the test that uses them starts.
+TOKENS = [("oidc-verify-es256", es256_token), ("oidc-verify-rs256", rs256_token)]
 PROVIDER = ewc.oidc.JwksProvider.from_jwks(JWKS)
 PYJWT_KEYS = jwt.PyJWKSet.from_dict(JWKS)
 
@@ -104,19 +113,17 @@ def _tampered(token: str) -> str:
     return f"{head}.{other}{body[len(other) :]}.{signature}"
 
 
-@pytest.mark.parametrize(
-    ("group", "token"), [("oidc-verify-es256", ES256_TOKEN), ("oidc-verify-rs256", RS256_TOKEN)]
-)
-def test_verify_id_token_ours(benchmark: Any, group: str, token: str) -> None:
+@pytest.mark.parametrize(("group", "mint"), TOKENS)
+def test_verify_id_token_ours(benchmark: Any, group: str, mint: Callable[[], str]) -> None:
+    token = mint()
     assert _run(benchmark, group, "ours", lambda: ours(token)) == "110169484474386276334"
     with pytest.raises(ewc.OidcError):
         ours(_tampered(token))
 
 
-@pytest.mark.parametrize(
-    ("group", "token"), [("oidc-verify-es256", ES256_TOKEN), ("oidc-verify-rs256", RS256_TOKEN)]
-)
-def test_verify_id_token_pyjwt(benchmark: Any, group: str, token: str) -> None:
+@pytest.mark.parametrize(("group", "mint"), TOKENS)
+def test_verify_id_token_pyjwt(benchmark: Any, group: str, mint: Callable[[], str]) -> None:
+    token = mint()
     assert _run(benchmark, group, "pyjwt", lambda: pyjwt_verify(token)) == "110169484474386276334"
     with pytest.raises(jwt.PyJWTError):
         pyjwt_verify(_tampered(token))

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The install as a user meets it: build the wheel and the sdist, install each into a bare
+# virtualenv with nothing but its declared dependencies (no requirements-dev.txt), and from outside
+# the source tree import the package, run every Python example of README.md, run `ewc demo` and
+# `ewc vectors verify`. Run by scripts/test.sh after setup (it needs the .venv's maturin).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+say() { printf -- '-- clean room: %s\n' "$*"; }
+
+say "build the wheel"
+.venv/bin/maturin build --release --locked --quiet --out "$work/wheels" 2>&1 | grep -v '^📦\|^🔗\|^🐍\|^📡' || true
+wheel=$(ls "$work"/wheels/*.whl)
+say "bare virtualenv + $(basename "$wheel")"
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet "$wheel"
+"$work/venv/bin/pip" check
+
+cd "$work"   # nothing from the source tree on sys.path from here on
+py="$work/venv/bin/python"
+say "import"
+"$py" -c 'import embedded_wallet_crypto as ewc; print("embedded_wallet_crypto", ewc.__version__)'
+say "README examples"
+"$py" "$repo/scripts/doc_examples.py" "$repo/README.md"
+say "an extra that is not installed names itself"
+"$py" - <<'PY'
+from embedded_wallet_crypto.signed_retry import RedisStore
+try:
+    RedisStore("redis://127.0.0.1:1/0")
+except ImportError as err:
+    assert "embedded-wallet-crypto[redis]" in str(err), err
+    print("ImportError:", err)
+else:
+    raise SystemExit("RedisStore without the redis extra did not raise ImportError")
+PY
+say "ewc demo"
+"$work/venv/bin/ewc" demo | tail -n 1
+say "ewc vectors verify"
+"$work/venv/bin/ewc" vectors verify "$repo/vectors" | tail -n 1
+
+say "sdist, installed by pip into another bare virtualenv"
+cd "$repo"
+.venv/bin/maturin sdist --quiet --out "$work/sdist" 2>&1 | grep -v '^📦\|^🔗\|^🐍\|^📡' || true
+python3 -m venv "$work/venv-sdist"
+# The sdist builds in a temporary directory; reuse this checkout's compiled dependencies.
+CARGO_TARGET_DIR="$repo/target" "$work/venv-sdist/bin/pip" install --quiet "$work"/sdist/*.tar.gz
+cd "$work"
+"$work/venv-sdist/bin/pip" check
+"$work/venv-sdist/bin/ewc" keygen >/dev/null
+"$work/venv-sdist/bin/python" -c 'import embedded_wallet_crypto.passkeys, embedded_wallet_crypto.oidc'
+say "passed"
