@@ -194,6 +194,37 @@ PASSKEY_ROWS: list[Row] = [
 ]
 
 
+# Issue 10 (benches/test_bench_import.py): a fresh process importing the package.
+IMPORT_GROUP = "import"
+IMPORT_TARGET_SECONDS = 0.050
+
+
+def _report_import(by_key: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+    """The import-time table: each import's own cost (process median minus the bare start-up
+    median); returns the rows missing."""
+    impls = ("ours", "cryptography-ec", "python-startup")
+    benches = {impl: by_key.get((IMPORT_GROUP, impl)) for impl in impls}
+    missing = [f"{IMPORT_GROUP}/{impl}" for impl, bench in benches.items() if bench is None]
+    if missing:
+        return missing
+    median = {impl: bench["stats"]["median"] for impl, bench in benches.items() if bench}
+    start = median["python-startup"]
+    ours, peer = median["ours"] - start, median["cryptography-ec"] - start
+    met = "yes" if ours < IMPORT_TARGET_SECONDS else "**no**"
+    print(
+        '\nImport time (fresh `python -c "import X"`, minus the bare interpreter start of '
+        f"{_fmt_time(start)}):\n"
+    )
+    print("| import | own cost (median) | target | met? |")
+    print("|---|---:|---|---|")
+    print(
+        f"| `embedded_wallet_crypto` | {_fmt_time(ours)} "
+        f"| < {_fmt_time(IMPORT_TARGET_SECONDS)} | {met} |"
+    )
+    print(f"| `cryptography.hazmat.primitives.asymmetric.ec` (peer) | {_fmt_time(peer)} | - | - |")
+    return []
+
+
 def _thread_rows(batch: int) -> list[Row]:
     return [
         Row(
@@ -429,6 +460,7 @@ def report(data: dict[str, Any], notes: list[str] | None = None) -> int:
         print("\nThroughput: " + "; ".join(thread_lines) + ".")
 
     missing += _report_retry(by_key)
+    missing += _report_import(by_key)
     if missing:
         print("\nmissing benchmarks: " + ", ".join(sorted(set(missing))), file=sys.stderr)
         return 2

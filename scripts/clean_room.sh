@@ -9,11 +9,14 @@ repo=$PWD
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export PIP_DISABLE_PIP_VERSION_CHECK=1
+maturin=${MATURIN:-$repo/.venv/bin/maturin}
 
 say() { printf -- '-- clean room: %s\n' "$*"; }
+# Runs a command with its output kept aside, shown only when it fails.
+quietly() { "$@" >"$work/log" 2>&1 || { cat "$work/log"; return 1; }; }
 
 say "build the wheel"
-.venv/bin/maturin build --release --locked --quiet --out "$work/wheels" 2>&1 | grep -v '^📦\|^🔗\|^🐍\|^📡' || true
+quietly "$maturin" build --release --locked --out "$work/wheels"
 wheel=$(ls "$work"/wheels/*.whl)
 say "bare virtualenv + $(basename "$wheel")"
 python3 -m venv "$work/venv"
@@ -44,7 +47,7 @@ say "ewc vectors verify"
 
 say "sdist, installed by pip into another bare virtualenv"
 cd "$repo"
-.venv/bin/maturin sdist --quiet --out "$work/sdist" 2>&1 | grep -v '^📦\|^🔗\|^🐍\|^📡' || true
+quietly "$maturin" sdist --out "$work/sdist"
 python3 -m venv "$work/venv-sdist"
 # The sdist builds in a temporary directory; reuse this checkout's compiled dependencies.
 CARGO_TARGET_DIR="$repo/target" "$work/venv-sdist/bin/pip" install --quiet "$work"/sdist/*.tar.gz

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test and every lint: set up, then Rust (fmt, clippy, cargo test with the vectors and the
-# upstream vectors), then Python (ruff, mypy --strict, stubtest, pytest with the differential and
-# property tests, and a quick pass over the benchmarks as tests).
+# upstream vectors), then Python (ruff, mypy --strict, stubtest), the clean-room install (the wheel
+# and the sdist in bare virtualenvs, as a user installs them), then pytest with the differential
+# and property tests and a quick pass over the benchmarks as tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -22,6 +23,9 @@ step "mypy --strict"
 .venv/bin/mypy --strict python/embedded_wallet_crypto
 step "stubtest"
 .venv/bin/python -m mypy.stubtest embedded_wallet_crypto._native
+
+step "clean-room install (wheel and sdist, declared dependencies only)"
+bash scripts/clean_room.sh
 
 step "pytest"
 .venv/bin/python -m pytest tests benches --benchmark-disable -q

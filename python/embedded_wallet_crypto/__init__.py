@@ -1,12 +1,20 @@
 """embedded-wallet-crypto: the cryptography behind self-custodial embedded wallets.
 
-The public names of ``shared/design/API.md``. Hot cryptography runs in the Rust core
-(``_native``); this package layers the protocol pieces on top.
+The library's public names (the API reference of the documentation lists them). Hot
+cryptography runs in the Rust core (``_native``); this package layers the protocol pieces on top.
+
+Importing the package loads the core and the light modules only. The heavier stacks (passkeys on
+py_webauthn, OIDC on PyJWT, the one-time codes, the signed-retry engine and the webhooks on
+``cryptography``'s X.509 and serialization) load on first use of one of their names (PEP 562), so
+that a command-line call or a serverless cold start does not pay for what it does not use.
 """
 
 from __future__ import annotations
 
-from . import errors, hpke, oidc, otp, passkeys, policy, signed_retry
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import errors, hpke, policy
 from ._native import __version__
 from .base58 import b58check_decode, b58check_encode, b58decode, b58encode
 from .errors import (
@@ -31,7 +39,36 @@ from .keys import KeyPair, compress_public_key, parse_public_key, verify_signatu
 from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
-from .webhooks import sign_webhook, verify_webhook_signature
+
+if TYPE_CHECKING:
+    from . import oidc, otp, passkeys, signed_retry
+    from .webhooks import sign_webhook, verify_webhook_signature
+
+# name -> (module, attribute or None for the module itself), loaded on first use.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "oidc": (".oidc", None),
+    "otp": (".otp", None),
+    "passkeys": (".passkeys", None),
+    "signed_retry": (".signed_retry", None),
+    "sign_webhook": (".webhooks", "sign_webhook"),
+    "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "PREPRODUCTION_SIGNER_PUBLIC_KEY",

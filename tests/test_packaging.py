@@ -1,0 +1,127 @@
+"""The package as a user installs it: every import it makes is a declared dependency (or an
+extra), and importing it stays light (the heavy stacks load on first use). The full clean-room
+install (a wheel and an sdist in bare virtualenvs) is scripts/clean_room.sh, run by the test
+command."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from importlib import metadata
+
+import embedded_wallet_crypto as ewc
+import pytest
+import tomllib
+from conftest import REPO
+
+PACKAGE = REPO / "python" / "embedded_wallet_crypto"
+HEAVY = ("webauthn", "jwt", "cbor2", "OpenSSL", "redis", "cryptography.x509")
+
+
+def _requirement_name(requirement: str) -> str:
+    match = re.match(r"[A-Za-z0-9._-]+", requirement)
+    assert match, requirement
+    return match.group(0).lower().replace("_", "-")
+
+
+def _declared() -> tuple[set[str], dict[str, set[str]]]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    core = {_requirement_name(r) for r in project["dependencies"]}
+    extras = {
+        extra: {_requirement_name(r) for r in requirements}
+        for extra, requirements in project.get("optional-dependencies", {}).items()
+    }
+    return core, extras
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:`` (never imported at run time)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            skipped |= {id(child) for stmt in node.body for child in ast.walk(stmt)}
+    return skipped
+
+
+def _third_party_imports() -> dict[str, set[str]]:
+    """Top-level module -> the files importing it, for every run-time import at any depth."""
+    own = {"embedded_wallet_crypto"}
+    found: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        skipped = _type_checking_only(tree)
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in own:
+                    found.setdefault(top, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+def test_every_third_party_import_is_a_declared_dependency() -> None:
+    core, extras = _declared()
+    declared = core.union(*extras.values())
+    distributions = metadata.packages_distributions()
+    imports = _third_party_imports()
+    assert imports, "the scan found no third-party import at all"
+    undeclared = {}
+    for module, files in imports.items():
+        dists = {d.lower().replace("_", "-") for d in distributions.get(module, [module])}
+        if not dists & declared:
+            undeclared[module] = sorted(files)
+    assert not undeclared, f"imported but not declared in pyproject.toml: {undeclared}"
+
+
+def test_extras_are_imported_only_inside_functions() -> None:
+    """A module that needs an extra is imported where it is used, so that its absence is an
+    ImportError naming the extra at that point, not a broken ``import embedded_wallet_crypto``."""
+    core, extras = _declared()
+    extra_only = set().union(*extras.values()) - core
+    distributions = metadata.packages_distributions()
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in tree.body:
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                dists = {d.lower() for d in distributions.get(top, [top])}
+                assert not dists & extra_only, f"{path}: module-level import of extra {top}"
+
+
+def test_import_loads_no_heavy_stack() -> None:
+    probe = "import embedded_wallet_crypto, sys; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "embedded_wallet_crypto._native" in out
+    loaded = [m for m in out if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
+    assert not loaded, loaded
+
+
+@pytest.mark.parametrize("name", ewc.__all__)
+def test_every_public_name_resolves(name: str) -> None:
+    assert getattr(ewc, name) is not None
+    assert name in dir(ewc)
+
+
+def test_lazy_names_are_the_real_objects() -> None:
+    from embedded_wallet_crypto import passkeys, webhooks
+
+    assert ewc.passkeys is passkeys
+    assert ewc.verify_webhook_signature is webhooks.verify_webhook_signature
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        ewc.no_such_name  # noqa: B018
