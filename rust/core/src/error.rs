@@ -112,8 +112,8 @@ impl Error {
         Self::new(ErrorKind::Decode, "INVALID_LENGTH", reason)
     }
 
-    /// Parallel inputs of a batch call whose lengths differ (public for the bindings).
-    pub fn batch_length() -> Self {
+    /// Parallel inputs of a batch call ([`crate::stamp::verify_many`]) whose lengths differ.
+    pub(crate) fn batch_length() -> Self {
         Self::new(
             ErrorKind::Decode,
             "INVALID_LENGTH",

@@ -26,6 +26,9 @@ const MODE_BASE: u8 = 0x00;
 const KEM_NSECRET: usize = 32;
 const KEM_NENC: usize = UNCOMPRESSED_LEN;
 const KEM_NSK: usize = 32;
+/// AES-GCM key sizes `Nk` (RFC 9180 section 7.3).
+const AEAD_AES_128_GCM_NK: usize = 16;
+const AEAD_AES_256_GCM_NK: usize = 32;
 /// AES-GCM nonce size `Nn` (RFC 9180 section 7.3).
 const AEAD_NN: usize = 12;
 const HPKE_VERSION: &[u8] = b"HPKE-v1";
@@ -62,8 +65,8 @@ impl AeadId {
     /// `Nk`, the key size.
     fn key_len(self) -> usize {
         match self {
-            Self::Aes128Gcm => 16,
-            Self::Aes256Gcm => 32,
+            Self::Aes128Gcm => AEAD_AES_128_GCM_NK,
+            Self::Aes256Gcm => AEAD_AES_256_GCM_NK,
         }
     }
 
@@ -431,11 +434,6 @@ pub fn seal_with_ephemeral(
     let mut buf = [0u8; 2 * KEM_NENC];
     let ciphertext = context.seal(resolve_aad(aad, &enc, pk_r, &mut buf), plaintext)?;
     Ok((enc, ciphertext))
-}
-
-/// The one error every failure to open maps to (for callers that fail before reaching [`open`]).
-pub fn open_failure() -> Error {
-    Error::decryption()
 }
 
 /// Single-shot open with AES-256-GCM. Every failure is [`Error::decryption`].

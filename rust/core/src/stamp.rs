@@ -124,20 +124,40 @@ pub fn verify(
     Ok(parsed)
 }
 
-/// One item of a batch: the stamp, the payload, and the expected key if any.
-pub type BatchItem<'a> = (&'a str, &'a [u8], Option<&'a PublicKey>);
-
 /// Verifies many stamps on every core; `true` exactly where [`verify`] would succeed.
-pub fn verify_many(items: &[BatchItem<'_>]) -> Vec<bool> {
-    let workers = thread::available_parallelism().map_or(1, |n| n.get());
-    if workers <= 1 || items.len() < 64 {
-        return items.iter().map(verify_item).collect();
+///
+/// `stamps[i]` is checked over `payloads[i]` and, when `expected` is given, against
+/// `expected[i]` (a `None` entry expects no particular key). The three inputs must have the same
+/// length, or the whole batch is refused.
+pub fn verify_many<S, P>(
+    stamps: &[S],
+    payloads: &[P],
+    expected: Option<&[Option<PublicKey>]>,
+) -> Result<Vec<bool>>
+where
+    S: AsRef<str> + Sync,
+    P: AsRef<[u8]> + Sync,
+{
+    let len = stamps.len();
+    if payloads.len() != len || expected.is_some_and(|keys| keys.len() != len) {
+        return Err(Error::batch_length());
     }
-    let chunk = items.len().div_ceil(workers);
-    thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(verify_item).collect::<Vec<_>>()))
+    let verdict = |i: usize| {
+        let expected = expected.and_then(|keys| keys[i].as_ref());
+        verify(stamps[i].as_ref(), payloads[i].as_ref(), expected).is_ok()
+    };
+    let workers = thread::available_parallelism().map_or(1, |n| n.get());
+    if workers <= 1 || len < 64 {
+        return Ok((0..len).map(verdict).collect());
+    }
+    let chunk = len.div_ceil(workers);
+    Ok(thread::scope(|scope| {
+        let handles: Vec<_> = (0..len)
+            .step_by(chunk)
+            .map(|start| {
+                let end = (start + chunk).min(len);
+                scope.spawn(move || (start..end).map(verdict).collect::<Vec<_>>())
+            })
             .collect();
         handles
             .into_iter()
@@ -148,12 +168,7 @@ pub fn verify_many(items: &[BatchItem<'_>]) -> Vec<bool> {
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
             .collect()
-    })
-}
-
-fn verify_item(item: &BatchItem<'_>) -> bool {
-    let (stamp, payload, expected) = *item;
-    verify(stamp, payload, expected).is_ok()
+    }))
 }
 
 #[cfg(test)]
@@ -186,15 +201,19 @@ mod tests {
     fn batch_matches_single() {
         let key = KeyPair::generate().unwrap();
         let good = create(b"p", &key).unwrap();
-        let items: Vec<BatchItem<'_>> = (0..200)
+        let (stamps, payloads): (Vec<&str>, Vec<&[u8]>) = (0..200)
             .map(|i| match i % 3 {
-                0 => (good.as_str(), &b"p"[..], None),
-                1 => (good.as_str(), &b"q"[..], None),
-                _ => ("garbage", &b"p"[..], None),
+                0 => (good.as_str(), &b"p"[..]),
+                1 => (good.as_str(), &b"q"[..]),
+                _ => ("garbage", &b"p"[..]),
             })
+            .unzip();
+        let verdicts = verify_many(&stamps, &payloads, None).unwrap();
+        let expected: Vec<bool> = stamps
+            .iter()
+            .zip(&payloads)
+            .map(|(s, p)| verify(s, p, None).is_ok())
             .collect();
-        let verdicts = verify_many(&items);
-        let expected: Vec<bool> = items.iter().map(verify_item).collect();
         assert_eq!(verdicts, expected);
         assert_eq!(verdicts.iter().filter(|v| **v).count(), 67);
     }
@@ -224,17 +243,37 @@ mod tests {
         let key = KeyPair::generate().unwrap();
         let other = KeyPair::generate().unwrap();
         let stamp = create(b"p", &key).unwrap();
-        let items: Vec<BatchItem<'_>> = (0..100)
+        let expected: Vec<Option<PublicKey>> = (0..100)
             .map(|i| {
-                let expected = if i % 2 == 0 {
-                    key.public_key()
-                } else {
-                    other.public_key()
-                };
-                (stamp.as_str(), &b"p"[..], Some(expected))
+                let key = if i % 2 == 0 { &key } else { &other };
+                Some(key.public_key().clone())
             })
             .collect();
-        let verdicts = verify_many(&items);
+        let (stamps, payloads) = (vec![stamp.as_str(); 100], vec![&b"p"[..]; 100]);
+        let verdicts = verify_many(&stamps, &payloads, Some(&expected)).unwrap();
         assert!(verdicts.iter().enumerate().all(|(i, v)| *v == (i % 2 == 0)));
+    }
+
+    #[test]
+    fn batch_refuses_uneven_inputs() {
+        let key = KeyPair::generate().unwrap();
+        let stamp = create(b"p", &key).unwrap();
+        let code = |r: Result<Vec<bool>>| r.unwrap_err().code();
+        let keys = [None, None];
+        assert_eq!(
+            code(verify_many(&[&stamp], &[b"p", b"q"], None)),
+            "INVALID_LENGTH"
+        );
+        assert_eq!(
+            code(verify_many(&[&stamp], &[b"p"], Some(&keys))),
+            "INVALID_LENGTH"
+        );
+        assert_eq!(
+            verify_many(&[&stamp], &[b"p"], Some(&keys[..1])).unwrap(),
+            [true]
+        );
+        assert!(verify_many::<&str, &[u8]>(&[], &[], None)
+            .unwrap()
+            .is_empty());
     }
 }

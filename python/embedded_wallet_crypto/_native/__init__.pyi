@@ -1,9 +1,14 @@
-"""Stubs for the Rust extension (rust/python). Thin conversions over rust/core."""
+"""Stubs for the Rust extension (rust/python). Thin conversions over rust/core.
+
+The test-only primitives are in the submodule ``test_support``.
+"""
 
 from collections.abc import Iterable
 from typing import NoReturn, final
 
 from typing_extensions import Buffer
+
+from . import test_support as test_support
 
 _Bytes = Buffer
 _Key = str | Buffer
@@ -17,17 +22,12 @@ __all__ = [
     "HpkeContext",
     "KeyPair",
     "__version__",
-    "aes_gcm_open",
-    "aes_gcm_seal",
     "b58check_decode",
     "b58check_encode",
     "b58decode",
     "b58encode",
     "compress_public_key",
     "create_stamp",
-    "ecdh_for_tests",
-    "hkdf_expand",
-    "hkdf_extract",
     "hpke_derive_key_pair",
     "hpke_open",
     "hpke_seal",
@@ -37,7 +37,7 @@ __all__ = [
     "open_session_key",
     "parse_public_key",
     "seal_session_key",
-    "sha256",
+    "test_support",
     "verify_signature",
     "verify_signature_p1363",
     "verify_stamp",
@@ -79,7 +79,6 @@ def parse_public_key(key: _Key) -> bytes: ...
 def compress_public_key(key: _Key) -> bytes: ...
 def verify_signature(public_key: _Key, message: _Bytes, signature_der: _Bytes) -> bool: ...
 def verify_signature_p1363(public_key: _Key, message: _Bytes, signature: _Bytes) -> bool: ...
-def ecdh_for_tests(private_key: _Bytes, peer_public_key: _Key) -> bytes: ...
 def hpke_seal(
     recipient_public_key: _Key, plaintext: _Bytes, info: _Bytes, aad: _Bytes | None = None
 ) -> tuple[bytes, bytes]: ...
@@ -107,11 +106,6 @@ def hpke_setup_sender(
 def hpke_setup_receiver(
     recipient_key: KeyPair | _Bytes, enc: _Key, info: _Bytes, aead_id: int
 ) -> HpkeContext: ...
-def aes_gcm_seal(key: _Bytes, nonce: _Bytes, aad: _Bytes, plaintext: _Bytes) -> bytes: ...
-def aes_gcm_open(key: _Bytes, nonce: _Bytes, aad: _Bytes, ciphertext: _Bytes) -> bytes: ...
-def hkdf_extract(salt: _Bytes, ikm: _Bytes) -> bytes: ...
-def hkdf_expand(prk: _Bytes, info: _Bytes, length: int) -> bytes: ...
-def sha256(data: _Bytes) -> bytes: ...
 def b58encode(data: _Bytes) -> str: ...
 def b58decode(text: str) -> bytes: ...
 def b58check_encode(data: _Bytes) -> str: ...
