@@ -19,7 +19,12 @@ from typing import Any
 import embedded_wallet_crypto as ewc
 import jwt
 import pytest
-from embedded_wallet_crypto.vectors._jwt_mint import es256_jwk, rsa_jwk, sign_es256, sign_rs256
+from embedded_wallet_crypto.vectors.generate._jwt_mint import (
+    es256_jwk,
+    rsa_jwk,
+    sign_es256,
+    sign_rs256,
+)
 
 pytestmark = pytest.mark.benchmark(max_time=1.0, min_rounds=5)
 

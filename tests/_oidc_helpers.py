@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import embedded_wallet_crypto as ewc
-from embedded_wallet_crypto.vectors._jwt_mint import (
+from embedded_wallet_crypto.vectors.generate._jwt_mint import (
     es256_jwk,
     rsa_jwk,
     segment,

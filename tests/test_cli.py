@@ -12,8 +12,7 @@ from pathlib import Path
 import embedded_wallet_crypto as ewc
 import pytest
 from conftest import REPO, VECTORS_DIR
-from embedded_wallet_crypto import demo
-from embedded_wallet_crypto.cli import main
+from embedded_wallet_crypto.cli import demo, main
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

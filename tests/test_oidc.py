@@ -31,7 +31,7 @@ from _oidc_helpers import (
     verify,
 )
 from cryptography.hazmat.primitives import serialization
-from embedded_wallet_crypto.vectors._jwt_mint import es256_jwk, rsa_jwk, rsa_test_key
+from embedded_wallet_crypto.vectors.generate._jwt_mint import es256_jwk, rsa_jwk, rsa_test_key
 
 oidc = ewc.oidc
 
@@ -151,7 +151,7 @@ def test_configuring_refused_algorithms_is_an_error(algorithms: Any, error: type
 
 
 def test_other_algorithms_only_by_explicit_configuration() -> None:
-    from embedded_wallet_crypto.vectors._jwt_mint import segment
+    from embedded_wallet_crypto.vectors.generate._jwt_mint import segment
 
     header = {"alg": "RS384", "kid": RS_KID}
     signing_input = f"{segment(header)}.{segment(claims())}"

@@ -28,9 +28,9 @@ from _oidc_helpers import (
     unsigned,
     verify,
 )
-from embedded_wallet_crypto.vectors import _reference as ref
-from embedded_wallet_crypto.vectors._common import key
-from embedded_wallet_crypto.vectors._jwt_mint import b64url, segment
+from embedded_wallet_crypto.vectors.generate import _reference as ref
+from embedded_wallet_crypto.vectors.generate._common import key
+from embedded_wallet_crypto.vectors.generate._jwt_mint import b64url, segment
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -23,7 +23,7 @@ from _oidc_helpers import (
     rs256,
     verify,
 )
-from embedded_wallet_crypto.vectors._jwt_mint import es256_jwk, rsa_jwk, rsa_test_key
+from embedded_wallet_crypto.vectors.generate._jwt_mint import es256_jwk, rsa_jwk, rsa_test_key
 
 
 def test_unknown_kid() -> None:

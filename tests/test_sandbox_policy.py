@@ -20,7 +20,7 @@ from _oidc_helpers import AUDIENCE, CLIENT_PUBLIC_KEY, JWKS, NOW, OTHER_ES_LABEL
 from _sandbox_magic import MORE_MAGIC_VALUES
 from embedded_wallet_crypto import Environment
 from embedded_wallet_crypto.signed_retry import Operation, SignedRetry
-from embedded_wallet_crypto.vectors._jwt_mint import b64url
+from embedded_wallet_crypto.vectors.generate._jwt_mint import b64url
 
 Sandbox = Any  # what a caller passes as ``sandbox=``; deliberately loose for the TypeError cases
 

@@ -12,7 +12,7 @@ import embedded_wallet_crypto as ewc
 import pytest
 from conftest import VECTORS_DIR, load_upstream_json, report_counts
 from embedded_wallet_crypto import vectors
-from embedded_wallet_crypto.vectors import _reference as ref
+from embedded_wallet_crypto.vectors.generate import _reference as ref
 
 FILE_NAMES = [
     "hpke.json",

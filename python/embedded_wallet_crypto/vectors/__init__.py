@@ -3,8 +3,8 @@
 ``generate(directory)`` writes hpke.json, keys.json, signatures.json, base58check.json,
 session_key.json, stamp.json, signed_retry.json, oidc.json, export.json, otp.json and
 passkey.json, the same bytes on every run: keys come from RFC 9180 DeriveKeyPair over fixed
-inputs, and every expected value is computed by an independent reference (``_reference``:
-pyca/cryptography and the standard library), never by the library under test.
+inputs, and every expected value is computed by an independent reference (the ``generate``
+subpackage: pyca/cryptography and the standard library), never by the library under test.
 ``verify(directory)`` runs every case of every ``*.json`` file through the public Python API
 and reports per-file counts and failures.
 """
@@ -16,21 +16,21 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import WalletCryptoError
-from . import (
-    _generate_base58,
-    _generate_export,
-    _generate_hpke,
-    _generate_keys,
-    _generate_oidc,
-    _generate_otp,
-    _generate_passkey,
-    _generate_session_key,
-    _generate_signatures,
-    _generate_signed_retry,
-    _generate_stamp,
-)
-from ._common import SCHEMA, write
 from ._verify import OPERATIONS, Failure, FileReport, Report, run_case, verify, verify_file
+from .generate import (
+    base58check,
+    export,
+    hpke,
+    keys,
+    oidc,
+    otp,
+    passkey,
+    session_key,
+    signatures,
+    signed_retry,
+    stamp,
+)
+from .generate._common import SCHEMA, write
 
 __all__ = [
     "FILES",
@@ -46,17 +46,17 @@ __all__ = [
 ]
 
 FILES: dict[str, Callable[[], dict[str, Any]]] = {
-    "hpke.json": _generate_hpke.build,
-    "keys.json": _generate_keys.build,
-    "signatures.json": _generate_signatures.build,
-    "base58check.json": _generate_base58.build,
-    "session_key.json": _generate_session_key.build,
-    "stamp.json": _generate_stamp.build,
-    "signed_retry.json": _generate_signed_retry.build,
-    "oidc.json": _generate_oidc.build,
-    "export.json": _generate_export.build,
-    "otp.json": _generate_otp.build,
-    "passkey.json": _generate_passkey.build,
+    "hpke.json": hpke.build,
+    "keys.json": keys.build,
+    "signatures.json": signatures.build,
+    "base58check.json": base58check.build,
+    "session_key.json": session_key.build,
+    "stamp.json": stamp.build,
+    "signed_retry.json": signed_retry.build,
+    "oidc.json": oidc.build,
+    "export.json": export.build,
+    "otp.json": otp.build,
+    "passkey.json": passkey.build,
 }
 
 

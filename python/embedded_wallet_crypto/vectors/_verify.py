@@ -10,7 +10,6 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 
-from ._common import SCHEMA
 from ._inputs import (
     Inputs,
     MalformedCase,
@@ -25,6 +24,7 @@ from ._operations_oidc import OIDC_EXCEPTIONS, OIDC_OPERATIONS
 from ._operations_passkey import PASSKEY_EXCEPTIONS, PASSKEY_OPERATIONS
 from ._operations_session_stamp import SESSION_STAMP_OPERATIONS
 from ._operations_signed_retry import SIGNED_RETRY_EXCEPTIONS, SIGNED_RETRY_OPERATIONS
+from .generate._common import SCHEMA
 
 # vectors/README.md, "Error codes": the exception class each code must come with.
 EXCEPTION_FOR_CODE: dict[str, type[ewc.WalletCryptoError]] = {

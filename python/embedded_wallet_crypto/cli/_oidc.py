@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 import embedded_wallet_crypto as ewc
 
-from ._cli_io import EXIT_FAILED, EXIT_OK, UsageError, read_bytes, read_text, single_stdin
+from ._io import EXIT_FAILED, EXIT_OK, UsageError, read_bytes, read_text, single_stdin
 
 __all__ = ["add_oidc_commands"]
 

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import embedded_wallet_crypto as ewc
 
-from . import demo, vectors
-from ._cli_export import add_export_commands
-from ._cli_io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
-from ._cli_oidc import add_oidc_commands
-from ._cli_session import add_session_commands
+from .. import vectors
+from . import demo
+from ._export import add_export_commands
+from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._oidc import add_oidc_commands
+from ._session import add_session_commands
 
 __all__ = ["main"]
 
@@ -47,7 +48,7 @@ def _cmd_vectors_generate(args: argparse.Namespace) -> int:
 
 def _default_vectors_dir() -> Path:
     """./vectors when it exists, else the vectors/ of the checkout this package runs from."""
-    for candidate in (Path("vectors"), Path(__file__).resolve().parents[2] / "vectors"):
+    for candidate in (Path("vectors"), Path(__file__).resolve().parents[3] / "vectors"):
         if candidate.is_dir() and any(candidate.glob("*.json")):
             return candidate
     raise ewc.WalletCryptoError(
@@ -159,7 +160,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"ewc: error: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-
-
-if __name__ == "__main__":
-    sys.exit(main())

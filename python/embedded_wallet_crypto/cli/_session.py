@@ -13,7 +13,7 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 
-from ._cli_io import EXIT_FAILED, EXIT_OK, read_bytes, read_text, single_stdin, write_secret
+from ._io import EXIT_FAILED, EXIT_OK, read_bytes, read_text, single_stdin, write_secret
 
 __all__ = ["add_session_commands"]
 

@@ -12,8 +12,8 @@ import sys
 
 import embedded_wallet_crypto as ewc
 
-from ._cli_io import EXIT_FAILED, EXIT_OK, UsageError, read_bytes, read_text, single_stdin
-from .export import check_mnemonic, raw_key_hex
+from ..export import check_mnemonic, raw_key_hex
+from ._io import EXIT_FAILED, EXIT_OK, UsageError, read_bytes, read_text, single_stdin
 
 __all__ = ["add_export_commands"]
 

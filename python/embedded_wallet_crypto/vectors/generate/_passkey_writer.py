@@ -13,7 +13,7 @@ from typing import Any
 import cbor2
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-from ..passkeys import SoftwareAuthenticator
+from ...passkeys import SoftwareAuthenticator
 from . import _reference as ref
 from ._common import key, stream
 

@@ -1,7 +1,7 @@
 """stamp.json: the ``Service-Wallet-Signature`` stamp (FORMATS.md section 4).
 
 Every stamp is written by ``_stamp_writer`` (independent of the library), in every shape a real
-client may send; the malformed ones are in ``_generate_stamp_malformed``.
+client may send; the malformed ones are in ``_stamp_malformed``.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import itertools
 import json
 from typing import Any
 
-from . import _generate_stamp_malformed
 from . import _reference as ref
+from . import _stamp_malformed
 from ._common import Case, key, stream, vector_file
 from ._stamp_writer import (
     FIELD_ORDER,
@@ -281,7 +281,7 @@ def build() -> dict[str, Any]:
         _payload_cases()
         + _shape_cases()
         + _verification_cases()
-        + _generate_stamp_malformed.build_cases()
+        + _stamp_malformed.build_cases()
         + _sandbox_cases()
     )
     return vector_file(DESCRIPTION, cases)

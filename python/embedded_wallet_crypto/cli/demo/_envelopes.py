@@ -9,8 +9,8 @@ import json
 
 import embedded_wallet_crypto as ewc
 
-from .demo import ORGANIZATION_ID, Show, _check, _rejected, _short, _short_json
-from .export import check_mnemonic
+from ...export import check_mnemonic
+from ._show import ORGANIZATION_ID, Show, check, rejected, short, short_json
 
 __all__ = ["export_round_trip", "otp_round_trip"]
 
@@ -35,14 +35,14 @@ def export_round_trip(show: Show) -> None:
         client.public_key_hex(), MNEMONIC, organization_id=ORGANIZATION_ID, signer=enclave
     )
     envelope = json.loads(bundle)
-    show(f"server -> client  encryptedWalletCredentials {_short_json(envelope)}")
+    show(f"server -> client  encryptedWalletCredentials {short_json(envelope)}")
     inner = json.loads(bytes.fromhex(envelope["data"]))
-    show(f"                  data = hex of {_short_json(inner)}")
+    show(f"                  data = hex of {short_json(inner)}")
     pinned = enclave.public_key_hex()
     opened = ewc.open_export_bundle(
         bundle, client, organization_id=ORGANIZATION_ID, signer_public_key=pinned
     )
-    _check(check_mnemonic(opened) == MNEMONIC, "the opened mnemonic is not the sealed one")
+    check(check_mnemonic(opened) == MNEMONIC, "the opened mnemonic is not the sealed one")
     show(f"client: signer pinned, signature and organization checked, opened {len(opened)} bytes")
     show("client: the plaintext passes the BIP-39 word list and checksum check")
 
@@ -63,7 +63,7 @@ def export_round_trip(show: Show) -> None:
          "ENVELOPE_UNSIGNED"),
     ]  # fmt: skip
     for label, forged, organization, wanted in attacks:
-        code = _rejected(
+        code = rejected(
             functools.partial(
                 ewc.open_export_bundle,
                 forged,
@@ -74,7 +74,7 @@ def export_round_trip(show: Show) -> None:
             ewc.EnvelopeError,
         )
         show(f"client: {label:<50}-> {code}")
-        _check(code == wanted, f"{label}: expected {wanted}, got {code}")
+        check(code == wanted, f"{label}: expected {wanted}, got {code}")
 
 
 def otp_round_trip(show: Show) -> None:
@@ -88,7 +88,7 @@ def otp_round_trip(show: Show) -> None:
     bundle = ewc.otp.seal_target_bundle(
         target.public_key_hex(), organization_id=ORGANIZATION_ID, user_id=USER_ID, signer=fetcher
     )
-    show(f"server -> client  otpEncryptionTargetBundle {_short_json(json.loads(bundle))}")
+    show(f"server -> client  otpEncryptionTargetBundle {short_json(json.loads(bundle))}")
     pinned = fetcher.public_key_hex()
     sealed = ewc.otp.encrypt_otp_code(
         bundle,
@@ -98,22 +98,22 @@ def otp_round_trip(show: Show) -> None:
         organization_id=ORGANIZATION_ID,
         user_id=USER_ID,
     )
-    show(f"client -> server  encryptedOtpBundle {_short_json(json.loads(sealed))}")
+    show(f"client -> server  encryptedOtpBundle {short_json(json.loads(sealed))}")
     submission = ewc.otp.decrypt_otp_bundle(sealed, target)
-    _check(submission.public_key == client.public_key_hex(compressed=True), "another key bound")
+    check(submission.public_key == client.public_key_hex(compressed=True), "another key bound")
     verified = codes.verify(issued.credential_id, submission.otp_code)
     show(f"server: opened it; code accepted for {verified.credential_id}")
-    show(f"server: the verification binds key {_short(submission.public_key)}")
+    show(f"server: the verification binds key {short(submission.public_key)}")
     swapped = _with_target_swapped(bundle, ewc.KeyPair.generate().public_key_hex())
-    code = _rejected(
+    code = rejected(
         lambda: ewc.otp.encrypt_otp_code(
             swapped, issued.code, client.public_key_hex(), signer_public_key=pinned
         ),
         ewc.EnvelopeError,
     )
     show(f"client: target bundle with a swapped targetPublic            -> {code}")
-    _check(code == "ENVELOPE_SIGNATURE_INVALID", f"a swapped target gave {code}")
-    replay = _rejected(lambda: codes.verify(issued.credential_id, issued.code), ewc.OtpError)
+    check(code == "ENVELOPE_SIGNATURE_INVALID", f"a swapped target gave {code}")
+    replay = rejected(lambda: codes.verify(issued.credential_id, issued.code), ewc.OtpError)
     show(f"server: the same code again                                  -> {replay}")
 
 

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 import embedded_wallet_crypto as ewc
 from embedded_wallet_crypto import passkeys
 
-from .demo import (
+from ._show import (
     ACCOUNT_ID,
     ORGANIZATION_ID,
     CheckFailed,
     Show,
-    _check,
-    _rejected,
-    _short,
-    _short_json,
+    check,
+    rejected,
+    short,
+    short_json,
 )
 
 __all__ = ["PasskeyDemo"]
@@ -41,15 +41,15 @@ class PasskeyDemo:
     def register(self, show: Show) -> None:
         challenge = os.urandom(32)  # issued by the platform backend (FORMATS.md section 6)
         attestation = self.authenticator.register(rp_id=RP_ID, origin=ORIGIN, challenge=challenge)
-        show(f"client -> server  attestation {_short_json(attestation)}")
+        show(f"client -> server  attestation {short_json(attestation)}")
         self.registered = passkeys.verify_registration(
             attestation, expected_challenge=challenge, rp_id=RP_ID, origin=ORIGIN
         )
         show(
             f"server: stored {self.registered.fmt} passkey, COSE key "
-            f"{_short(self.registered.public_key.hex())}, sign count {self.registered.sign_count}"
+            f"{short(self.registered.public_key.hex())}, sign count {self.registered.sign_count}"
         )
-        code = _rejected(
+        code = rejected(
             lambda: passkeys.verify_registration(
                 attestation, expected_challenge=os.urandom(32), rp_id=RP_ID, origin=ORIGIN
             ),
@@ -62,19 +62,19 @@ class PasskeyDemo:
         if registered is None:
             raise CheckFailed("an earlier step did not register the passkey")
         client = ewc.KeyPair.generate()
-        show(f"client -> server  /challenge {{clientPublicKey: {_short(client.public_key_hex())}}}")
+        show(f"client -> server  /challenge {{clientPublicKey: {short(client.public_key_hex())}}}")
         issued = passkeys.issue_session_challenge(
             client_public_key=client.public_key_hex(),
             organization_id=ORGANIZATION_ID,
             account_id=ACCOUNT_ID,
         )
-        show(f"server -> client  {_short_json(issued.to_response())}")
-        show(f"                  challenge = hex SHA-256 of {_short(issued.body)}")
+        show(f"server -> client  {short_json(issued.to_response())}")
+        show(f"                  challenge = hex SHA-256 of {short(issued.body)}")
         assertion = self.authenticator.authenticate(
             rp_id=RP_ID, origin=ORIGIN, challenge=issued.expected_challenge
         )
         sent = {name: value for name, value in assertion.items() if value is not None}
-        show(f"client -> server  /verify assertion {_short_json(sent)}")
+        show(f"client -> server  /verify assertion {short_json(sent)}")
         verify = functools.partial(
             passkeys.verify_session_assertion,
             credential_public_key=registered.public_key,
@@ -87,7 +87,7 @@ class PasskeyDemo:
             origin=ORIGIN,
             current_sign_count=registered.sign_count,
         )
-        _check(session.client_public_key == client.public_key_hex(), "another key was bound")
+        check(session.client_public_key == client.public_key_hex(), "another key was bound")
         sealed = ewc.seal_session_key(session.client_public_key, ewc.KeyPair.generate())
         ewc.open_session_key(sealed, client)
         show(
@@ -109,7 +109,7 @@ class PasskeyDemo:
             ("signature sandbox-valid-passkey-signature", "SIGNATURE_INVALID", issued, ORIGIN),
         ]
         for label, wanted, challenge, origin in attempts:
-            code = _rejected(
+            code = rejected(
                 functools.partial(
                     verify,
                     sandbox_value if wanted == "SIGNATURE_INVALID" else assertion,
@@ -121,4 +121,4 @@ class PasskeyDemo:
                 ewc.PasskeyError,
             )
             show(f"{label:<52}-> {code}")
-            _check(code == f"PASSKEY_{wanted}", f"{label}: expected PASSKEY_{wanted}, got {code}")
+            check(code == f"PASSKEY_{wanted}", f"{label}: expected PASSKEY_{wanted}, got {code}")
