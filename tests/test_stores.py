@@ -170,7 +170,7 @@ def test_redis_forgets_by_ttl(redis_server: RedisServer) -> None:
     stored = record()
     store.put(stored, 0.3)
     client = redis.Redis.from_url(redis_server.url)
-    assert 0 < client.pttl("test:ttl:" + stored.request_id) <= 300
+    assert 0 < client.pttl("test:ttl:signed-retry:" + stored.request_id) <= 300
     time.sleep(0.4)
     assert store.get(stored.request_id) is None
     assert store.claim(stored.request_id, 0) is False
@@ -278,7 +278,7 @@ def test_redis_claim_survives_a_restart(tmp_path: Path, how: str) -> None:
         assert store.get(pending.request_id) == pending
         assert store.claim(pending.request_id, 0) is True
         client = redis.Redis.from_url(server.url)
-        assert 0 < client.pttl(store.key_prefix + used.request_id) <= 600_000  # TTL kept
+        assert 0 < client.pttl("ewc:signed-retry:" + used.request_id) <= 600_000  # TTL kept
         client.close()
         store.close()
     finally:

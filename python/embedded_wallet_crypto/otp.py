@@ -29,11 +29,12 @@ from datetime import datetime, timezone
 
 from . import _envelope, hpke
 from ._envelope import DATA_MALFORMED, MALFORMED
-from ._otp_stores import IssueLimits, MemoryStore, NewCode, OtpStore, RedisStore, SqliteStore
 from ._types import BytesLike, KeyLike
 from .errors import EnvelopeError, OtpError, WalletCryptoError
 from .keys import KeyPair, parse_public_key
 from .policy import Environment, sandbox_allowed
+from .stores import CodeStore as OtpStore
+from .stores import IssueLimits, MemoryStore, NewCode, RedisStore, SqliteStore
 
 __all__ = [
     "SANDBOX_CODE",

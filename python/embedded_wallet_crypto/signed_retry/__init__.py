@@ -6,16 +6,17 @@ Leg one, ``SignedRetry.issue``, returns the 202 ``SignedRequestChallenge`` with 
 over the stored payload, before ``expiresAt``, with the bound ``clientPublicKey`` unchanged.
 
 Stores: ``MemoryStore`` (default, one process), ``SqliteStore(path)`` (one host, survives
-restarts) and ``RedisStore(url)`` (many hosts; needs the ``redis`` extra).
+restarts) and ``RedisStore(url)`` (many hosts; needs the ``redis`` extra), from ``ewc.stores``:
+the same classes as ``ewc.otp``'s, so one store object can serve both.
 """
 
 from __future__ import annotations
 
+from ..stores import ChallengeRecord, MemoryStore, RedisStore, SqliteStore
+from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, ensure_credential_remains
 from ._operations import CREDENTIAL_TYPES, Operation
 from ._protocol import SignedRequestChallenge, SignedRetry, VerifiedRetry
-from ._records import ChallengeRecord, Store
-from .stores import MemoryStore, RedisStore, SqliteStore
 
 __all__ = [
     "CREDENTIAL_TYPES",

@@ -25,6 +25,8 @@ from ..errors import SignedRetryError, StampError, WalletCryptoError
 from ..keys import parse_public_key
 from ..policy import Environment
 from ..stamps import verify_stamp
+from ..stores import ChallengeRecord, MemoryStore, StoreError
+from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, session_credentials
 from ._operations import (
     Operation,
@@ -33,8 +35,6 @@ from ._operations import (
     credential_type_for,
     resolve_operation,
 )
-from ._records import ChallengeRecord, Store
-from .stores import MemoryStore
 
 __all__ = ["SignedRequestChallenge", "SignedRetry", "VerifiedRetry"]
 
@@ -61,7 +61,7 @@ def _stored_request(record: ChallengeRecord) -> tuple[Operation, dict[str, Any]]
     except (KeyError, TypeError, ValueError):
         parameters = None
     if not isinstance(parameters, dict):
-        raise SignedRetryError("a stored signed-retry challenge is corrupt", "STORE_CORRUPT", 500)
+        raise StoreError("a stored signed-retry challenge is corrupt", "STORE_CORRUPT", 500)
     return operation, parameters
 
 

@@ -1,0 +1,118 @@
+"""What the SQLite and Redis stores need from their backends: the file-path check, one SQLite
+connection per thread and per process, the SQLite error classification, and a Redis client with
+the library's timeouts."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._records import StoreError, store_config_invalid, store_corrupt, store_unavailable
+
+if TYPE_CHECKING:
+    import redis
+
+__all__ = ["SqliteConnections", "redis_client", "sqlite_failure", "sqlite_file_path"]
+
+# SQLite's primary result codes that mean the file itself is damaged (or is no database).
+_SQLITE_CORRUPT = {11: "SQLITE_CORRUPT", 26: "SQLITE_NOTADB"}
+# Their messages, for Pythons before 3.11, whose exceptions carry no result code.
+_SQLITE_CORRUPT_MESSAGES = {
+    "database disk image is malformed": "SQLITE_CORRUPT",
+    "file is not a database": "SQLITE_NOTADB",
+}
+
+
+def sqlite_file_path(path: str | os.PathLike[str]) -> Path:
+    """The database file; an in-memory database is refused, as it is private to one connection."""
+    if str(path) in ("", ":memory:") or str(path).startswith("file::memory:"):
+        raise store_config_invalid(
+            "SqliteStore needs a file path; an in-memory database is private to one "
+            "connection (use MemoryStore)"
+        )
+    return Path(path)
+
+
+def sqlite_failure(problem: sqlite3.Error) -> StoreError:
+    """``STORE_CORRUPT`` (500) when the file is damaged: retrying cannot help, an operator
+    must; else ``STORE_UNAVAILABLE`` (503). The reason carries SQLite's error name."""
+    code: int | None = getattr(problem, "sqlite_errorcode", None)
+    name: str = getattr(problem, "sqlite_errorname", "")
+    if code is None:
+        name = _SQLITE_CORRUPT_MESSAGES.get(str(problem), "")
+        corrupt = bool(name)
+    else:
+        corrupt = code & 0xFF in _SQLITE_CORRUPT
+    if corrupt:
+        return store_corrupt(f"the SQLite store's file is corrupt ({name})")
+    return store_unavailable("SQLite", problem, name)
+
+
+class SqliteConnections:
+    """One connection per thread and per process, opened lazily, so that a forked child never
+    reuses its parent's. Autocommit mode; ``busy_timeout`` makes a writer wait for the lock, and
+    ``synchronous=FULL`` puts every commit on disk before it returns (set on each connection:
+    the build's default may be NORMAL, which can lose the last commits in a power cut)."""
+
+    def __init__(self, path: Path, busy_timeout_seconds: float) -> None:
+        self.path = path
+        self._busy_timeout_ms = int(busy_timeout_seconds * 1000)
+        self._local = threading.local()
+
+    def get(self) -> sqlite3.Connection:
+        """This thread's connection (raises ``sqlite3.Error`` when the file cannot be opened)."""
+        pid = os.getpid()
+        cached: tuple[int, sqlite3.Connection] | None = getattr(self._local, "connection", None)
+        if cached is not None and cached[0] == pid:
+            return cached[1]
+        connection = sqlite3.connect(
+            self.path, timeout=self._busy_timeout_ms / 1000, isolation_level=None
+        )
+        try:
+            connection.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+            connection.execute("PRAGMA synchronous=FULL")
+        except BaseException:
+            connection.close()
+            raise
+        self._local.connection = (pid, connection)
+        return connection
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their threads end)."""
+        cached: tuple[int, sqlite3.Connection] | None = getattr(self._local, "connection", None)
+        if cached is not None:
+            self._local.connection = None
+            if cached[0] == os.getpid():
+                cached[1].close()
+
+
+def redis_client(
+    url: str, socket_timeout_seconds: float
+) -> tuple[redis.Redis, tuple[type[BaseException], ...]]:
+    """A client for ``url`` and the exception types that mean the server is unavailable.
+
+    A malformed URL is ``STORE_CONFIG_INVALID`` (500); the reason never repeats the URL, which
+    may hold a password."""
+    try:
+        import redis
+    except ImportError:
+        raise ImportError(
+            "RedisStore needs the redis package: pip install 'embedded-wallet-crypto[redis]'"
+        ) from None
+    if not isinstance(url, str):
+        raise TypeError(f"RedisStore's url must be a str, not {type(url).__name__}")
+    try:
+        client = redis.Redis.from_url(
+            url,
+            socket_timeout=socket_timeout_seconds,
+            socket_connect_timeout=socket_timeout_seconds,
+        )
+    except ValueError as problem:
+        raise store_config_invalid(
+            f"RedisStore needs a redis://, rediss:// or unix:// URL; this one is malformed "
+            f"({type(problem).__name__})"
+        ) from None
+    return client, (redis.RedisError,)

@@ -1,0 +1,244 @@
+"""What a store keeps, the two interfaces every store implements, the rules each store applies
+atomically, and the store's own error.
+
+Two protocols share one store object: signed-retry challenges (:class:`ChallengeStore`:
+``put`` / ``get`` / ``claim`` of a :class:`ChallengeRecord`) and one-time codes
+(:class:`CodeStore`: ``issue`` / ``attempt`` / ``consume`` of a :class:`CodeState`). The rule
+functions :func:`issue_window` and :func:`attempt_status` are written once here; the Redis
+store repeats them in Lua, as it must run them inside the server.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal, Protocol
+
+from ..errors import OtpError, SignedRetryError
+
+__all__ = [
+    "AttemptStatus",
+    "ChallengeRecord",
+    "ChallengeStore",
+    "CodeState",
+    "CodeStore",
+    "IssueLimits",
+    "NewCode",
+    "StoreError",
+    "attempt_status",
+    "issue_window",
+    "request_id_conflict",
+    "state_from_fields",
+    "store_config_invalid",
+    "store_corrupt",
+    "store_unavailable",
+]
+
+
+class StoreError(SignedRetryError, OtpError):
+    """A store failed, whichever protocol asked: ``STORE_UNAVAILABLE`` (503, transient: retry),
+    ``STORE_CONFIG_INVALID`` (500) or ``STORE_CORRUPT`` (500). One store serves both
+    protocols, so its error is both a ``SignedRetryError`` and an ``OtpError``: a handler
+    written for either family catches it."""
+
+    default_code = "STORE_UNAVAILABLE"
+    default_status = 503
+
+
+def store_unavailable(backend: str, problem: BaseException, detail: str = "") -> StoreError:
+    """The backing service failed; the reason names only the exception type (and ``detail``,
+    a constant such as an SQLite error name), never a URL or a stored value."""
+    suffix = f" ({detail})" if detail else ""
+    return StoreError(
+        f"the {backend} store failed: {type(problem).__name__}{suffix}", "STORE_UNAVAILABLE", 503
+    )
+
+
+def store_config_invalid(reason: str) -> StoreError:
+    return StoreError(reason, "STORE_CONFIG_INVALID", 500)
+
+
+def store_corrupt(reason: str) -> StoreError:
+    return StoreError(reason, "STORE_CORRUPT", 500)
+
+
+# --- signed-retry challenges ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChallengeRecord:
+    """One issued challenge: the exact payload, who may answer it, until when, and whether an
+    answer has already been accepted (``claimed``)."""
+
+    request_id: str
+    account_id: str
+    operation: str
+    credential_type: str | None
+    payload_to_sign: str
+    bound_client_public_key: str | None
+    expires_at_ms: int
+    claimed: bool = False
+
+    def to_json(self) -> str:
+        """Everything but ``claimed``, which each store keeps apart to flip it atomically."""
+        fields = asdict(self)
+        del fields["claimed"]
+        return json.dumps(fields, separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | bytes, *, claimed: bool) -> ChallengeRecord:
+        """Raises :class:`StoreError` code ``STORE_CORRUPT`` (500) for anything unexpected."""
+        try:
+            fields: Any = json.loads(text)
+            record = cls(**fields, claimed=claimed)
+        except (TypeError, ValueError, UnicodeDecodeError):
+            raise store_corrupt("a stored signed-retry challenge is corrupt") from None
+        if not (
+            isinstance(record.payload_to_sign, str)
+            and isinstance(record.account_id, str)
+            and isinstance(record.expires_at_ms, int)
+        ):
+            raise store_corrupt("a stored signed-retry challenge is corrupt")
+        return record
+
+    def as_claimed(self) -> ChallengeRecord:
+        return replace(self, claimed=True)
+
+
+class ChallengeStore(Protocol):
+    """Where challenges live between the two legs (public as ``ewc.signed_retry.Store``).
+    Every method is safe to call concurrently, and ``claim`` is atomic: of any number of
+    concurrent claims of one id, at most one wins.
+
+    ``put`` refuses an id that is already stored (``REQUEST_ID_CONFLICT``, 500): overwriting a
+    claimed record would reopen it. A store may forget a record ``ttl_seconds`` after ``put`` by
+    its own clock; expiry itself is judged by the record's ``expires_at_ms`` and the caller's
+    ``now_ms``. Failures of the backing service raise :class:`StoreError` code
+    ``STORE_UNAVAILABLE`` (503).
+    """
+
+    def put(self, record: ChallengeRecord, ttl_seconds: float) -> None: ...
+
+    def get(self, request_id: str) -> ChallengeRecord | None: ...
+
+    def claim(self, request_id: str, now_ms: int) -> bool:
+        """Mark the id used if it is stored, unclaimed and ``now_ms < expires_at_ms``; True
+        exactly when this call did so."""
+        ...
+
+
+def request_id_conflict(request_id: str) -> SignedRetryError:
+    return SignedRetryError(
+        f"request id {request_id} is already stored; request ids must be unique",
+        "REQUEST_ID_CONFLICT",
+        500,
+    )
+
+
+# --- one-time codes -------------------------------------------------------------------------
+
+#: ``ok``: the attempt was counted and may be compared; the others say why it may not.
+AttemptStatus = Literal["ok", "not_issued", "used", "expired", "exhausted"]
+
+
+@dataclass(frozen=True)
+class IssueLimits:
+    """How often a credential may be sent a new code."""
+
+    min_interval_ms: int  # between two issues
+    window_ms: int  # the counting window ...
+    max_issues: int  # ... and how many issues it allows
+    forget_after_ms: int  # a store may drop the state this long after the last issue
+
+
+@dataclass(frozen=True)
+class NewCode:
+    """A code being issued: its keyed hash, the id of this issue, and when it expires."""
+
+    code_hash: str
+    issue_id: str
+    expires_at_ms: int
+
+
+@dataclass(frozen=True)
+class CodeState:
+    """One credential's outstanding code (only its keyed hash) and its issue counters."""
+
+    code_hash: str
+    issue_id: str
+    expires_at_ms: int
+    attempts: int
+    used: bool
+    window_start_ms: int
+    window_issues: int
+    last_issue_ms: int
+
+
+def state_from_fields(fields: Sequence[Any]) -> CodeState:
+    """A ``CodeState`` from a store's row (the fields in declaration order, text or bytes)."""
+    try:
+        text = [field.decode() if isinstance(field, bytes) else str(field) for field in fields]
+        return CodeState(
+            code_hash=text[0],
+            issue_id=text[1],
+            expires_at_ms=int(text[2]),
+            attempts=int(text[3]),
+            used=text[4] == "1",
+            window_start_ms=int(text[5]),
+            window_issues=int(text[6]),
+            last_issue_ms=int(text[7]),
+        )
+    except (ValueError, IndexError, UnicodeDecodeError):
+        raise store_corrupt("a stored one-time code record is corrupt") from None
+
+
+def issue_window(state: CodeState | None, now_ms: int, limits: IssueLimits) -> tuple[int, int, int]:
+    """``(retry_after_ms, window_start_ms, window_issues)`` for an issue at ``now_ms``:
+    ``retry_after_ms`` is 0 when the issue is allowed (and the window values are the new ones)."""
+    if state is None:
+        return 0, now_ms, 1
+    since_last = now_ms - state.last_issue_ms
+    if 0 <= since_last < limits.min_interval_ms:
+        return limits.min_interval_ms - since_last, 0, 0
+    if 0 <= now_ms - state.window_start_ms < limits.window_ms:
+        if state.window_issues >= limits.max_issues:
+            return state.window_start_ms + limits.window_ms - now_ms, 0, 0
+        return 0, state.window_start_ms, state.window_issues + 1
+    return 0, now_ms, 1
+
+
+def attempt_status(state: CodeState | None, now_ms: int, max_attempts: int) -> AttemptStatus:
+    """Whether a verification attempt may be counted now (the store then adds one)."""
+    if state is None or not state.code_hash:
+        return "not_issued"
+    if state.used:
+        return "used"
+    if now_ms >= state.expires_at_ms:
+        return "expired"
+    if state.attempts >= max_attempts:
+        return "exhausted"
+    return "ok"
+
+
+class CodeStore(Protocol):
+    """Where one-time codes live between issue and verify (public as ``ewc.otp.OtpStore``).
+    Every method is atomic per credential key, also across the processes (and hosts) that
+    share the store; failures of the backing service raise :class:`StoreError` code
+    ``STORE_UNAVAILABLE`` (503)."""
+
+    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+        """Replace the credential's code if :func:`issue_window` allows it; returns 0 when it
+        did, else the milliseconds until an issue would be allowed."""
+        ...
+
+    def attempt(
+        self, key: str, now_ms: int, max_attempts: int
+    ) -> tuple[AttemptStatus, CodeState | None]:
+        """Count one attempt when :func:`attempt_status` is ``ok``; returns the status and, for
+        ``ok``, the state with the attempt counted."""
+        ...
+
+    def consume(self, key: str, issue_id: str) -> bool:
+        """Mark code ``issue_id`` used; True exactly for the one call that did."""
+        ...

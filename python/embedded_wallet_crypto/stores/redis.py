@@ -1,0 +1,179 @@
+"""``RedisStore``: challenges and one-time codes in Redis, shared by every process on every host,
+through one client (one connection pool) under two key prefixes.
+
+Each challenge is a hash (``record``, ``expires_at_ms``, and ``claimed`` once used) whose key
+Redis deletes by its TTL. Storing and claiming are Lua scripts, which Redis runs atomically: the
+claim checks the expiry and sets ``claimed`` with HSETNX, so exactly one concurrent claim wins.
+
+Each credential's code is a hash as well; issue, attempt and consume are Lua scripts, and the
+hash expires by its TTL once the code is dead and the re-issue window has passed.
+
+With persistence on (AOF, ``appendfsync always``), a claimed id or a used code stays so across
+a Redis restart; without it, a crash can forget the last claims.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._backends import redis_client
+from ._records import (
+    AttemptStatus,
+    ChallengeRecord,
+    CodeState,
+    IssueLimits,
+    NewCode,
+    request_id_conflict,
+    state_from_fields,
+    store_corrupt,
+    store_unavailable,
+)
+
+__all__ = ["RedisStore"]
+
+# --- challenge scripts ---
+# KEYS[1] the challenge; ARGV record JSON, expires_at_ms, TTL in ms. 0 when the id exists.
+_PUT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'expires_at_ms', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+# KEYS[1] the challenge; ARGV[1] now in ms. 1 exactly for the one claim that wins.
+_CLAIM = """
+local expires_at_ms = redis.call('HGET', KEYS[1], 'expires_at_ms')
+if not expires_at_ms then return 0 end
+if tonumber(expires_at_ms) <= tonumber(ARGV[1]) then return 0 end
+return redis.call('HSETNX', KEYS[1], 'claimed', '1')
+"""
+
+# --- code scripts ---
+# The same rules as _records.issue_window. KEYS[1] the credential; ARGV now_ms, code_hash,
+# issue_id, expires_at_ms, min_interval_ms, window_ms, max_issues, ttl_ms.
+# Returns 0 when issued, else the milliseconds to wait.
+_ISSUE = """
+local now = tonumber(ARGV[1])
+local window_start, window_issues = now, 1
+local last = redis.call('HGET', KEYS[1], 'last_issue_ms')
+if last then
+  local since = now - tonumber(last)
+  if since >= 0 and since < tonumber(ARGV[5]) then return tonumber(ARGV[5]) - since end
+  local start = tonumber(redis.call('HGET', KEYS[1], 'window_start_ms'))
+  local issues = tonumber(redis.call('HGET', KEYS[1], 'window_issues'))
+  if now - start >= 0 and now - start < tonumber(ARGV[6]) then
+    if issues >= tonumber(ARGV[7]) then return start + tonumber(ARGV[6]) - now end
+    window_start, window_issues = start, issues + 1
+  end
+end
+redis.call('HSET', KEYS[1], 'code_hash', ARGV[2], 'issue_id', ARGV[3],
+  'expires_at_ms', ARGV[4], 'attempts', 0, 'used', 0, 'window_start_ms', window_start,
+  'window_issues', window_issues, 'last_issue_ms', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+return 0
+"""
+# The same rules as _records.attempt_status. KEYS[1] the credential; ARGV now_ms, max_attempts.
+# Returns {status} or {'ok', the fields of CodeState after counting the attempt}.
+_ATTEMPT = """
+local f = redis.call('HMGET', KEYS[1], 'code_hash', 'issue_id', 'expires_at_ms', 'attempts',
+  'used', 'window_start_ms', 'window_issues', 'last_issue_ms')
+if not f[1] then return {'not_issued'} end
+if f[5] == '1' then return {'used'} end
+if tonumber(ARGV[1]) >= tonumber(f[3]) then return {'expired'} end
+if tonumber(f[4]) >= tonumber(ARGV[2]) then return {'exhausted'} end
+f[4] = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+return {'ok', f[1], f[2], f[3], tostring(f[4]), f[5], f[6], f[7], f[8]}
+"""
+# KEYS[1] the credential; ARGV[1] issue_id. 1 exactly for the call that marks it used.
+_CONSUME = """
+if redis.call('HGET', KEYS[1], 'issue_id') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'used') ~= '0' then return 0 end
+redis.call('HSET', KEYS[1], 'used', 1)
+return 1
+"""
+_STATUSES: tuple[AttemptStatus, ...] = ("ok", "not_issued", "used", "expired", "exhausted")
+
+
+class RedisStore:
+    """Challenges and one-time codes in the Redis server at ``url`` (``redis://host:port/db``).
+
+    Challenges live under ``key_prefix + "signed-retry:"`` and codes under
+    ``key_prefix + "otp:"`` (with the default ``"ewc:"``, the keys of earlier releases).
+    Needs the optional ``redis`` package (``pip install embedded-wallet-crypto[redis]``).
+    Challenges are forgotten ``ttl_seconds`` after ``put`` through the key's Redis TTL.
+    A malformed ``url`` is ``STORE_CONFIG_INVALID``; a failing server ``STORE_UNAVAILABLE``.
+    """
+
+    def __init__(
+        self, url: str, *, key_prefix: str = "ewc:", socket_timeout_seconds: float = 5.0
+    ) -> None:
+        self._client, self._errors = redis_client(url, socket_timeout_seconds)
+        self.key_prefix = key_prefix
+        self.challenge_prefix = key_prefix + "signed-retry:"
+        self.code_prefix = key_prefix + "otp:"
+        self._put = self._client.register_script(_PUT)
+        self._claim = self._client.register_script(_CLAIM)
+        self._issue = self._client.register_script(_ISSUE)
+        self._attempt = self._client.register_script(_ATTEMPT)
+        self._consume = self._client.register_script(_CONSUME)
+
+    def _call(self, action: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return action(*args, **kwargs)
+        except self._errors as problem:
+            raise store_unavailable("Redis", problem) from None
+
+    # --- signed-retry challenges (ChallengeStore) -----------------------------------------
+
+    def put(self, record: ChallengeRecord, ttl_seconds: float) -> None:
+        ttl_ms = max(1, math.ceil(ttl_seconds * 1000))
+        args = [record.to_json(), record.expires_at_ms, ttl_ms]
+        key = self.challenge_prefix + record.request_id
+        if not self._call(self._put, keys=[key], args=args):
+            raise request_id_conflict(record.request_id)
+
+    def get(self, request_id: str) -> ChallengeRecord | None:
+        key = self.challenge_prefix + request_id
+        text, claimed = self._call(self._client.hmget, key, ["record", "claimed"])
+        if text is None:
+            return None
+        return ChallengeRecord.from_json(text, claimed=claimed is not None)
+
+    def claim(self, request_id: str, now_ms: int) -> bool:
+        won = self._call(self._claim, keys=[self.challenge_prefix + request_id], args=[now_ms])
+        return bool(won == 1)
+
+    # --- one-time codes (CodeStore) -------------------------------------------------------
+
+    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+        ttl_ms = max(1, math.ceil(max(code.expires_at_ms - now_ms, limits.forget_after_ms)))
+        args = [
+            now_ms,
+            code.code_hash,
+            code.issue_id,
+            code.expires_at_ms,
+            limits.min_interval_ms,
+            limits.window_ms,
+            limits.max_issues,
+            ttl_ms,
+        ]
+        return int(self._call(self._issue, keys=[self.code_prefix + key], args=args))
+
+    def attempt(
+        self, key: str, now_ms: int, max_attempts: int
+    ) -> tuple[AttemptStatus, CodeState | None]:
+        reply = self._call(
+            self._attempt, keys=[self.code_prefix + key], args=[now_ms, max_attempts]
+        )
+        raw_status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+        status = next((s for s in _STATUSES if s == raw_status), None)
+        if status is None:
+            raise store_corrupt("a stored one-time code record is corrupt")
+        return status, state_from_fields(reply[1:]) if status == "ok" else None
+
+    def consume(self, key: str, issue_id: str) -> bool:
+        return bool(self._call(self._consume, keys=[self.code_prefix + key], args=[issue_id]) == 1)
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self._call(self._client.close)
