@@ -439,9 +439,39 @@ fn hex_field(object: &Object, name: &str, what: &str, code: &'static str) -> Res
         .ok_or_else(|| Error::envelope(code, format!("{what} field '{name}' is not hex")))
 }
 
+/// A public key as a caller has it: SEC1 bytes, or their hex text (either case), parsed only
+/// where the checks reach it, so that an earlier check's error comes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyInput<'a> {
+    Sec1(&'a [u8]),
+    Hex(&'a str),
+}
+
+impl KeyInput<'_> {
+    /// The validated key (`InvalidKey` when malformed or not a valid point).
+    pub fn parse(self) -> Result<PublicKey> {
+        match self {
+            Self::Sec1(bytes) => PublicKey::from_sec1(bytes),
+            Self::Hex(text) => PublicKey::from_hex(text),
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for KeyInput<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Self::Sec1(bytes)
+    }
+}
+
+impl<'a> From<&'a str> for KeyInput<'a> {
+    fn from(text: &'a str) -> Self {
+        Self::Hex(text)
+    }
+}
+
 /// The pinned signer, parsed where the checks reach it.
-fn pinned_key(pinned: &[u8]) -> Result<PublicKey> {
-    PublicKey::from_sec1(pinned)
+fn pinned_key(pinned: KeyInput<'_>) -> Result<PublicKey> {
+    pinned.parse()
 }
 
 /// Signer pinned (the embedded key, hex of the 65-byte form, must be the pinned key), then the
@@ -501,14 +531,14 @@ fn mismatch(what: &str, name: &str, code: &'static str) -> Error {
 // The signed envelope
 
 /// Checks a v1.0.0 envelope in order (version, signer pinned, signature over the exact data
-/// bytes) and returns the signed data as a JSON object. `pinned` is the pinned signer's SEC1
-/// key (parsed here: `InvalidKey` when malformed); `what` names the envelope in messages.
+/// bytes) and returns the signed data as a JSON object. `pinned` is the pinned signer's key
+/// (parsed here: `InvalidKey` when malformed); `what` names the envelope in messages.
 ///
 /// Errors: `ENVELOPE_VERSION_UNSUPPORTED`, `ENVELOPE_MALFORMED`, `ENVELOPE_UNSIGNED`,
 /// `ENVELOPE_SIGNER_NOT_PINNED`, `ENVELOPE_SIGNATURE_INVALID`, `ENVELOPE_DATA_MALFORMED`.
 pub fn open_signed(
     document: &Object,
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     sandbox_allowed: bool,
     what: &str,
 ) -> Result<Object> {
@@ -587,7 +617,7 @@ fn seal_profile(
 /// none, so it opens only with `None`.
 pub fn verify_export(
     bundle: &[u8],
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     organization_id: Option<&str>,
     sandbox_allowed: bool,
 ) -> Result<Sealed> {
@@ -619,7 +649,7 @@ pub fn verify_export(
 /// key; an empty signature is the unsigned form, which needs the sandbox.
 fn verify_legacy(
     document: &Object,
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     organization_id: Option<&str>,
     sandbox_allowed: bool,
 ) -> Result<Sealed> {
@@ -671,7 +701,7 @@ pub fn open_export(
     bundle: &[u8],
     client_key: &KeyPair,
     organization_id: Option<&str>,
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     sandbox_allowed: bool,
 ) -> Result<Zeroizing<Vec<u8>>> {
     verify_export(bundle, pinned, organization_id, sandbox_allowed)?.open(client_key)
@@ -681,7 +711,7 @@ pub fn open_export(
 /// writes the sandbox form. Errors: `ENVELOPE_PARAMETERS_INVALID` for an empty organization id,
 /// then `InvalidKey` for the client key.
 pub fn seal_export(
-    client_public_key: &[u8],
+    client_public_key: KeyInput<'_>,
     secret: &[u8],
     organization_id: &str,
     signer: Option<&KeyPair>,
@@ -692,7 +722,7 @@ pub fn seal_export(
 /// [`seal_export`] with a caller-chosen HPKE ephemeral key, for known-answer vectors only:
 /// reusing an ephemeral key destroys the confidentiality HPKE provides.
 pub fn seal_export_with_ephemeral(
-    client_public_key: &[u8],
+    client_public_key: KeyInput<'_>,
     secret: &[u8],
     organization_id: &str,
     signer: Option<&KeyPair>,
@@ -708,14 +738,14 @@ pub fn seal_export_with_ephemeral(
 }
 
 fn seal_export_inner(
-    client_public_key: &[u8],
+    client_public_key: KeyInput<'_>,
     secret: &[u8],
     organization_id: &str,
     signer: Option<&KeyPair>,
     ephemeral: Option<&KeyPair>,
 ) -> Result<String> {
     let organization_id = require_text(organization_id, "organization_id")?;
-    let recipient = PublicKey::from_sec1(client_public_key)?;
+    let recipient = client_public_key.parse()?;
     let (enc, ciphertext) = seal_profile(&recipient, secret, ephemeral)?;
     let data = compact_json(&[
         ("encappedPublic", &enc),
@@ -732,12 +762,12 @@ fn seal_export_inner(
 /// sandbox form. Errors: `InvalidKey` for the target, then `ENVELOPE_PARAMETERS_INVALID` for an
 /// empty organization or user id.
 pub fn seal_target(
-    target_public_key: &[u8],
+    target_public_key: KeyInput<'_>,
     organization_id: &str,
     user_id: &str,
     signer: Option<&KeyPair>,
 ) -> Result<String> {
-    let target = PublicKey::from_sec1(target_public_key)?;
+    let target = target_public_key.parse()?;
     let organization_id = require_text(organization_id, "organization_id")?;
     let user_id = require_text(user_id, "user_id")?;
     let data = compact_json(&[
@@ -752,7 +782,7 @@ pub fn seal_target(
 /// return its target key (`ENVELOPE_TARGET_KEY_INVALID` when it is no valid P-256 key).
 pub fn verify_target(
     target_bundle: &[u8],
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     organization_id: Option<&str>,
     user_id: Option<&str>,
     sandbox_allowed: bool,
@@ -801,7 +831,7 @@ pub fn otp_encrypt(
     target_bundle: &[u8],
     otp_code: &str,
     client_public_key: &str,
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     organization_id: Option<&str>,
     user_id: Option<&str>,
     sandbox_allowed: bool,
@@ -824,7 +854,7 @@ pub fn otp_encrypt_with_ephemeral(
     target_bundle: &[u8],
     otp_code: &str,
     client_public_key: &str,
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     organization_id: Option<&str>,
     user_id: Option<&str>,
     sandbox_allowed: bool,
@@ -846,7 +876,7 @@ fn otp_target(
     target_bundle: &[u8],
     otp_code: &str,
     client_public_key: &str,
-    pinned: &[u8],
+    pinned: KeyInput<'_>,
     organization_id: Option<&str>,
     user_id: Option<&str>,
     sandbox_allowed: bool,
@@ -983,16 +1013,48 @@ mod tests {
         let client = KeyPair::generate().unwrap();
         let pinned = signer.public_key().uncompressed().to_vec();
         let client_pub = client.public_key().uncompressed().to_vec();
-        let bundle = seal_export(&client_pub, b"secret", "org-é", Some(&signer)).unwrap();
-        let opened = open_export(bundle.as_bytes(), &client, Some("org-é"), &pinned, false);
+        let bundle = seal_export(
+            KeyInput::Sec1(&client_pub[..]),
+            b"secret",
+            "org-é",
+            Some(&signer),
+        )
+        .unwrap();
+        let opened = open_export(
+            bundle.as_bytes(),
+            &client,
+            Some("org-é"),
+            KeyInput::Sec1(&pinned[..]),
+            false,
+        );
         assert_eq!(opened.unwrap().as_slice(), b"secret");
-        let err = open_export(bundle.as_bytes(), &client, Some("org"), &pinned, false);
+        let err = open_export(
+            bundle.as_bytes(),
+            &client,
+            Some("org"),
+            KeyInput::Sec1(&pinned[..]),
+            false,
+        );
         assert_eq!(err.unwrap_err().code(), "ENVELOPE_ORGANIZATION_MISMATCH");
-        let sandbox = seal_export(&client_pub, b"secret", "org", None).unwrap();
-        let err = open_export(sandbox.as_bytes(), &client, None, &pinned, false).unwrap_err();
+        let sandbox = seal_export(KeyInput::Sec1(&client_pub[..]), b"secret", "org", None).unwrap();
+        let err = open_export(
+            sandbox.as_bytes(),
+            &client,
+            None,
+            KeyInput::Sec1(&pinned[..]),
+            false,
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "ENVELOPE_UNSIGNED");
-        assert!(open_export(sandbox.as_bytes(), &client, None, &pinned, true).is_ok());
-        let err = seal_export(&client_pub, b"secret", "", None).unwrap_err();
+        assert!(open_export(
+            sandbox.as_bytes(),
+            &client,
+            None,
+            KeyInput::Sec1(&pinned[..]),
+            true
+        )
+        .is_ok());
+        let err = seal_export(KeyInput::Sec1(&client_pub[..]), b"secret", "", None).unwrap_err();
         assert_eq!(err.code(), PARAMETERS_INVALID);
     }
 
@@ -1003,7 +1065,7 @@ mod tests {
         let client = KeyPair::generate().unwrap();
         let pinned = signer.public_key().uncompressed().to_vec();
         let bundle = seal_target(
-            target.public_key().uncompressed(),
+            KeyInput::Sec1(target.public_key().uncompressed()),
             "org",
             "user",
             Some(&signer),
@@ -1014,7 +1076,7 @@ mod tests {
             bundle.as_bytes(),
             "123456",
             &client_hex,
-            &pinned,
+            KeyInput::Sec1(&pinned[..]),
             Some("org"),
             Some("user"),
             false,
@@ -1027,7 +1089,7 @@ mod tests {
             bundle.as_bytes(),
             "12 34",
             &client_hex,
-            &pinned,
+            KeyInput::Sec1(&pinned[..]),
             None,
             None,
             false,
@@ -1037,7 +1099,7 @@ mod tests {
             bundle.as_bytes(),
             "1234",
             &client_hex,
-            &pinned,
+            KeyInput::Sec1(&pinned[..]),
             None,
             Some("u"),
             false,

@@ -224,12 +224,12 @@ fn signed_fields(envelope: &str, signer: Option<&KeyPair>) -> Value {
 }
 
 fn run_envelope(operation: &str, inputs: &Value) -> Outcome {
-    let pinned = || p256::decode_key_hex(text(inputs, "signer_public_key"));
+    let pinned = || envelope::KeyInput::Hex(text(inputs, "signer_public_key"));
     match operation {
         "export_open" => {
             let sealed = envelope::verify_export(
                 text(inputs, "bundle").as_bytes(),
-                &pinned()?,
+                pinned(),
                 optional_text(inputs, "organization_id"),
                 sandbox(inputs),
             )?;
@@ -241,12 +241,12 @@ fn run_envelope(operation: &str, inputs: &Value) -> Outcome {
         "export_seal" => {
             let signer = optional_key(inputs, "signer_private_key")?;
             let ephemeral = KeyPair::from_private_bytes(&bytes(inputs, "ephemeral_private_key"))?;
-            let client = p256::decode_key_hex(text(inputs, "client_public_key"))?;
+            let client = envelope::KeyInput::Hex(text(inputs, "client_public_key"));
             let (secret, organization) = (bytes(inputs, "secret"), text(inputs, "organization_id"));
-            let real = envelope::seal_export(&client, &secret, organization, signer.as_ref())?;
+            let real = envelope::seal_export(client, &secret, organization, signer.as_ref())?;
             signed_fields(&real, signer.as_ref());
             let fixed = envelope::seal_export_with_ephemeral(
-                &client,
+                client,
                 &secret,
                 organization,
                 signer.as_ref(),
@@ -256,9 +256,9 @@ fn run_envelope(operation: &str, inputs: &Value) -> Outcome {
         }
         "otp_target_seal" => {
             let signer = optional_key(inputs, "signer_private_key")?;
-            let target = p256::decode_key_hex(text(inputs, "target_public_key"))?;
+            let target = envelope::KeyInput::Hex(text(inputs, "target_public_key"));
             let bundle = envelope::seal_target(
-                &target,
+                target,
                 text(inputs, "organization_id"),
                 text(inputs, "user_id"),
                 signer.as_ref(),
@@ -276,15 +276,8 @@ fn run_envelope(operation: &str, inputs: &Value) -> Outcome {
                 sandbox(inputs),
             );
             let (bundle, code, client, organization, user, sandbox) = args;
-            let real = envelope::otp_encrypt(
-                bundle,
-                code,
-                client,
-                &pinned()?,
-                organization,
-                user,
-                sandbox,
-            )?;
+            let real =
+                envelope::otp_encrypt(bundle, code, client, pinned(), organization, user, sandbox)?;
             let real: Value = serde_json::from_str(&real).expect("JSON");
             let keys: Vec<&String> = real.as_object().expect("an object").keys().collect();
             assert_eq!(keys, ["ciphertext", "encappedPublic"]);
@@ -292,7 +285,7 @@ fn run_envelope(operation: &str, inputs: &Value) -> Outcome {
                 bundle,
                 code,
                 client,
-                &pinned()?,
+                pinned(),
                 organization,
                 user,
                 sandbox,

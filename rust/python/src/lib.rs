@@ -12,6 +12,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyString, PyTuple};
 
+mod envelope;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 
@@ -26,6 +28,7 @@ fn error_class(py: Python<'_>, kind: ErrorKind) -> PyResult<Bound<'_, PyAny>> {
         ErrorKind::Decode => "DecodeError",
         ErrorKind::Decryption => "DecryptionError",
         ErrorKind::Stamp => "StampError",
+        ErrorKind::Envelope => "EnvelopeError",
         ErrorKind::Unsupported => "WalletCryptoError",
     };
     module.bind(py).getattr(name)
@@ -821,5 +824,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(b58decode, m)?)?;
     m.add_function(wrap_pyfunction!(b58check_encode, m)?)?;
     m.add_function(wrap_pyfunction!(b58check_decode, m)?)?;
+    envelope::register(m)?;
     Ok(())
 }
