@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
     decode_dss_signature,
     encode_dss_signature,
 )
-from embedded_wallet_crypto import export, hpke, policy
+from embedded_wallet_crypto import hpke, policy
 
 N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 ORG = "org-1"
@@ -260,22 +260,17 @@ def test_decryption_failures_stay_decryption_errors() -> None:
         assert raised.value.code == "DECRYPTION_FAILED"
 
 
-def test_nothing_is_decrypted_before_every_check_passed(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[object] = []
-    real_open = hpke.open
-
-    def spy(*args: Any, **kwargs: Any) -> bytes:
-        calls.append(args)
-        return real_open(*args, **kwargs)
-
-    monkeypatch.setattr(export.hpke, "open", spy)
+def test_nothing_is_decrypted_before_every_check_passed() -> None:
+    # The client key is not even used (a malformed one is InvalidKey) before every envelope
+    # check has passed.
     bundle = sealed()
-    refused(edited(bundle, dataSignature=""), "ENVELOPE_SIGNATURE_INVALID")
-    refused(bundle, "ENVELOPE_ORGANIZATION_MISMATCH", organization_id="org-2")
-    refused(sealed(signer=IMPOSTOR), "ENVELOPE_SIGNER_NOT_PINNED")
-    assert calls == []
-    opened(bundle)
-    assert len(calls) == 1
+    no_key = b"\x00" * 32
+    refused(edited(bundle, dataSignature=""), "ENVELOPE_SIGNATURE_INVALID", client=no_key)
+    refused(bundle, "ENVELOPE_ORGANIZATION_MISMATCH", organization_id="org-2", client=no_key)
+    refused(sealed(signer=IMPOSTOR), "ENVELOPE_SIGNER_NOT_PINNED", client=no_key)
+    with pytest.raises(ewc.InvalidKey):
+        opened(bundle, client=no_key)
+    assert opened(bundle) == MNEMONIC.encode()
 
 
 def test_the_first_failed_check_is_reported() -> None:

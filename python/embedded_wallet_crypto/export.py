@@ -1,4 +1,5 @@
-"""Wallet export envelopes: ``encryptedWalletCredentials`` (FORMATS.md section 8).
+"""Wallet export envelopes: ``encryptedWalletCredentials`` (FORMATS.md section 8),
+rust/core/src/envelope.rs.
 
 The server seals the wallet's secret (the UTF-8 BIP-39 mnemonic, or a raw 32-byte private key)
 to the client's fresh ``clientPublicKey`` with HPKE (section 1), puts
@@ -19,13 +20,11 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from importlib import resources
-from typing import Any
 
-from . import _envelope, hpke
-from ._envelope import DATA_MALFORMED, MALFORMED
+from . import _native
 from ._types import BytesLike, KeyLike
-from .errors import DecodeError, EnvelopeError
-from .keys import KeyPair, parse_public_key
+from .errors import DecodeError
+from .keys import KeyPair
 from .policy import Environment, sandbox_allowed
 
 __all__ = [
@@ -36,7 +35,6 @@ __all__ = [
     "open_export_bundle",
     "raw_key_hex",
     "seal_export_bundle",
-    "seal_export_bundle_deterministic_for_tests",
 ]
 
 #: The production signer (enclave quorum key) of the real infrastructure (FORMATS.md section 8).
@@ -50,7 +48,6 @@ PREPRODUCTION_SIGNER_PUBLIC_KEY = (
     "a86b62dd49d70b37c94606aac402cbd84353212"
 )
 
-_WHAT = "export envelope"
 Secret = str | BytesLike
 
 
@@ -61,23 +58,10 @@ def _seal(
     signer: KeyPair | None,
     ephemeral_key: KeyPair | None,
 ) -> str:
-    organization_id = _envelope.require_text(organization_id, "organization_id")
-    plaintext = secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
-    recipient = parse_public_key(client_public_key)
-    if ephemeral_key is None:
-        enc, ciphertext = hpke.seal(recipient, plaintext)
-    else:
-        enc, ciphertext = hpke.seal_deterministic_for_tests(
-            recipient, plaintext, ephemeral_key=ephemeral_key
-        )
-    data = _envelope.compact_json(
-        {
-            "encappedPublic": enc.hex(),
-            "ciphertext": ciphertext.hex(),
-            "organizationId": organization_id,
-        }
+    """The seal; ``ephemeral_key`` only through ``embedded_wallet_crypto.testing``."""
+    return _native.seal_export_bundle(
+        client_public_key, secret, organization_id, signer, ephemeral_key
     )
-    return _envelope.build_signed(data, signer)
 
 
 def seal_export_bundle(
@@ -92,7 +76,7 @@ def seal_export_bundle(
     Args:
         client_public_key: the request's ``clientPublicKey`` (SEC1 hex or bytes).
         secret: the mnemonic (``str``: its UTF-8 bytes) or the raw private key bytes.
-        organization_id: written into the signed data.
+        organization_id: written into the signed data (non-ASCII characters as raw UTF-8).
         signer: the enclave signing key; None writes the sandbox form (empty signature fields),
             which clients open only with their sandbox opt-in.
 
@@ -104,19 +88,6 @@ def seal_export_bundle(
         EnvelopeError: ``ENVELOPE_PARAMETERS_INVALID`` for an empty ``organization_id``.
     """
     return _seal(client_public_key, secret, organization_id, signer, None)
-
-
-def seal_export_bundle_deterministic_for_tests(
-    client_public_key: KeyLike,
-    secret: Secret,
-    *,
-    organization_id: str,
-    ephemeral_key: KeyPair,
-    signer: KeyPair | None = None,
-) -> str:
-    """:func:`seal_export_bundle` with a caller-chosen HPKE ephemeral key, for known-answer
-    vectors only: reusing an ephemeral key destroys the confidentiality HPKE provides."""
-    return _seal(client_public_key, secret, organization_id, signer, ephemeral_key)
 
 
 def open_export_bundle(
@@ -151,56 +122,11 @@ def open_export_bundle(
             ``encappedPublic`` or a truncated ciphertext included).
         InvalidKey: ``signer_public_key`` or ``client_key`` itself is malformed.
     """
-    document = _envelope.load_json(_envelope.raw_input(bundle, "the export envelope"), _WHAT)
-    if "version" not in document:
-        enc, ciphertext = _open_legacy(document, signer_public_key, sandbox, organization_id)
-    else:
-        data = _envelope.open_signed(document, signer_public_key, sandbox, _WHAT)
-        what = "the export envelope data"
-        enc = _envelope.hex_field(data, "encappedPublic", what, DATA_MALFORMED)
-        ciphertext = _envelope.hex_field(data, "ciphertext", what, DATA_MALFORMED)
-        signed_organization = _envelope.text_field(data, "organizationId", what, DATA_MALFORMED)
-        if organization_id is not None and signed_organization != organization_id:
-            raise EnvelopeError(
-                "the export envelope was made for another organization",
-                "ENVELOPE_ORGANIZATION_MISMATCH",
-                400,
-            )
-    return hpke.open(client_key, enc, ciphertext)
-
-
-def _open_legacy(
-    document: dict[str, Any],
-    signer_public_key: KeyLike,
-    sandbox: bool | Environment | None,
-    organization_id: str | None,
-) -> tuple[bytes, bytes]:
-    """The v0 checks (module docstring); returns (enc, ciphertext)."""
-    sandbox_is_allowed = sandbox_allowed(sandbox)  # first: a bad value fails every call
-    pinned = _envelope.pinned_key(signer_public_key)
-    what = "legacy export envelope"
-    enc = _envelope.hex_field(document, "encappedPublic", what)
-    signature = _envelope.text_field(document, "encappedPublicSignature", what)
-    ciphertext = _envelope.hex_field(document, "ciphertext", what)
-    signer = document.get("enclaveQuorumPublic", "")
-    if not isinstance(signer, str):
-        raise EnvelopeError(f"the {what} has a non-string enclaveQuorumPublic", MALFORMED, 400)
-    if signature == "":
-        if signer != "":
-            raise EnvelopeError(
-                f"the {what} signature does not verify", "ENVELOPE_SIGNATURE_INVALID", 400
-            )
-        _envelope.refuse_unsigned(sandbox_is_allowed, what)
-    else:
-        _envelope.verify_by_pinned(pinned, signer or pinned.hex(), enc, signature, what)
-    if organization_id is not None:
-        raise EnvelopeError(
-            "a legacy v0 export envelope names no organization, so it cannot match "
-            "organization_id; open it with organization_id=None",
-            "ENVELOPE_ORGANIZATION_MISMATCH",
-            400,
-        )
-    return enc, ciphertext
+    # Resolved first, so a misconfigured `sandbox` fails every call, not only unsigned ones.
+    allowed = sandbox_allowed(sandbox)
+    return _native.open_export_bundle(
+        bundle, client_key, signer_public_key, allowed, organization_id
+    )
 
 
 # --- what clients do with the plaintext ------------------------------------------------------

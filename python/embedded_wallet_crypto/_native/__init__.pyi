@@ -16,8 +16,10 @@ _Key = str | Buffer
 __all__ = [
     "AEAD_AES_128_GCM",
     "AEAD_AES_256_GCM",
+    "ENVELOPE_VERSION",
     "KDF_HKDF_SHA256",
     "KEM_DHKEM_P256_HKDF_SHA256",
+    "MAX_ENVELOPE_BYTES",
     "STAMP_SCHEME",
     "HpkeContext",
     "KeyPair",
@@ -28,15 +30,20 @@ __all__ = [
     "b58encode",
     "compress_public_key",
     "create_stamp",
+    "decrypt_otp_bundle",
+    "encrypt_otp_code",
     "hpke_derive_key_pair",
     "hpke_open",
     "hpke_seal",
     "hpke_seal_deterministic_for_tests",
     "hpke_setup_receiver",
     "hpke_setup_sender",
+    "open_export_bundle",
     "open_session_key",
     "parse_public_key",
+    "seal_export_bundle",
     "seal_session_key",
+    "seal_target_bundle",
     "test_support",
     "verify_signature",
     "verify_signature_p1363",
@@ -126,3 +133,40 @@ def verify_stamps(
     payloads: Iterable[str | _Bytes],
     expected_public_keys: Iterable[_Key | None] | None = None,
 ) -> list[bool]: ...
+
+# Envelopes (rust/python/src/envelope.rs over rust/core/src/envelope.rs). The caller resolves
+# the sandbox policy; `ephemeral_key` is for known-answer vectors only (see ewc.testing).
+
+ENVELOPE_VERSION: str
+MAX_ENVELOPE_BYTES: int
+
+def open_export_bundle(
+    bundle: str | _Bytes,
+    client_key: KeyPair | _Bytes,
+    signer_public_key: _Key,
+    sandbox_allowed: bool,
+    organization_id: str | None = None,
+) -> bytes: ...
+def seal_export_bundle(
+    client_public_key: _Key,
+    secret: str | _Bytes,
+    organization_id: str,
+    signer: KeyPair | None = None,
+    ephemeral_key: KeyPair | None = None,
+) -> str: ...
+def seal_target_bundle(
+    target_public_key: _Key, organization_id: str, user_id: str, signer: KeyPair | None = None
+) -> str: ...
+def encrypt_otp_code(
+    target_bundle: str | _Bytes,
+    otp_code: str,
+    client_public_key: _Key,
+    signer_public_key: _Key,
+    sandbox_allowed: bool,
+    organization_id: str | None = None,
+    user_id: str | None = None,
+    ephemeral_key: KeyPair | None = None,
+) -> str: ...
+def decrypt_otp_bundle(
+    encrypted_otp_bundle: str | _Bytes, target_key: KeyPair | _Bytes
+) -> tuple[str, str]: ...

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import embedded_wallet_crypto as ewc
-from embedded_wallet_crypto import export, otp
+from embedded_wallet_crypto import otp, testing
 
 from ._inputs import Inputs, MalformedCase, Mismatch, agree, input_bool, input_bytes, input_text
 
@@ -99,7 +99,7 @@ def _export_seal(inputs: Inputs) -> dict[str, Any]:
         ),
         (
             "seal_export_bundle_deterministic_for_tests",
-            lambda: export.seal_export_bundle_deterministic_for_tests(
+            lambda: testing.seal_export_bundle_deterministic_for_tests(
                 client_public_key,
                 secret,
                 organization_id=organization_id,
@@ -141,7 +141,7 @@ def _otp_encrypt(inputs: Inputs) -> dict[str, Any]:
         ),
         (
             "encrypt_otp_code_deterministic_for_tests",
-            lambda: otp.encrypt_otp_code_deterministic_for_tests(
+            lambda: testing.encrypt_otp_code_deterministic_for_tests(
                 bundle, otp_code, client_public_key, ephemeral_key=ephemeral, **options
             ),
         ),

@@ -18,6 +18,9 @@ pub enum ErrorKind {
     Decryption,
     /// A `Service-Wallet-Signature` stamp is missing, malformed or invalid (`StampError`).
     Stamp,
+    /// An export or OTP envelope failed a check: version, signer, signature, organization, or
+    /// its JSON (`EnvelopeError`).
+    Envelope,
     /// Anything else the caller asked for that cannot be done (`WalletCryptoError`).
     Unsupported,
 }
@@ -186,6 +189,12 @@ impl Error {
             "DECRYPTION_FAILED",
             "decryption failed: the ciphertext, enc, key, info or aad do not match",
         )
+    }
+
+    /// An envelope check failed (`envelope.rs`): `code` is one of its stable `ENVELOPE_*` codes
+    /// (or `OTP_MALFORMED`), the reason names the envelope and the check, never a secret.
+    pub fn envelope(code: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::Envelope, code, reason)
     }
 
     /// A failure inside the backend that input validation should have made impossible.

@@ -1,5 +1,5 @@
-//! embedded-wallet-crypto core: HPKE (RFC 9180), P-256 keys and ECDSA, base58check, session keys
-//! and stamps, on aws-lc-rs.
+//! embedded-wallet-crypto core: HPKE (RFC 9180), P-256 keys and ECDSA, base58check, session keys,
+//! stamps and the signed export/OTP envelopes, on aws-lc-rs.
 //!
 //! Pure Rust with no Python in it: the PyO3 crate (`rust/python`) is a thin layer over this one,
 //! and Rust servers can use it directly. Every fallible function returns [`Error`], whose `code`
@@ -9,6 +9,7 @@
 
 pub mod base58;
 pub mod der;
+pub mod envelope;
 pub mod error;
 mod field;
 pub mod hpke;

@@ -2,14 +2,21 @@
 //! `vectors/README.md`) through the Rust API. pytest and `ewc vectors verify` run the same files
 //! through the Python API.
 
-mod envelope;
-
 use std::path::{Path, PathBuf};
 
-use envelope::Failure;
 use ewc_core::hpke::{self, Aad, PROFILE_INFO};
-use ewc_core::{base58, p256, session, stamp, KeyPair, PublicKey};
-use serde_json::Value;
+use ewc_core::{base58, envelope, p256, session, stamp, Error, KeyPair, PublicKey};
+use serde_json::{json, Value};
+
+/// The stable code of a failed case.
+#[derive(Debug)]
+struct Failure(String);
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        Failure(err.code().to_string())
+    }
+}
 
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
@@ -156,10 +163,147 @@ fn run_case(operation: &str, inputs: &Value) -> Outcome {
                 "signature": hex::encode(&verified.signature),
             }))
         }
-        envelope_op if envelope::OPERATIONS.contains(&envelope_op) => {
-            envelope::run(envelope_op, inputs)
+        envelope_op if ENVELOPE_OPERATIONS.contains(&envelope_op) => {
+            run_envelope(envelope_op, inputs)
         }
         other => panic!("unknown operation {other}"),
+    }
+}
+
+/// The export and OTP envelope operations (FORMATS.md sections 8 and 9), run through
+/// `ewc_core::envelope` with the case's `sandbox` input as the caller's sandbox decision.
+const ENVELOPE_OPERATIONS: &[&str] = &[
+    "export_open",
+    "export_seal",
+    "otp_target_seal",
+    "otp_encrypt",
+    "otp_decrypt",
+];
+
+fn optional_text<'a>(inputs: &'a Value, field: &str) -> Option<&'a str> {
+    inputs[field].as_str()
+}
+
+fn sandbox(inputs: &Value) -> bool {
+    inputs["sandbox"].as_bool().expect("sandbox is a bool")
+}
+
+fn optional_key(inputs: &Value, field: &str) -> Result<Option<KeyPair>, Failure> {
+    match optional_text(inputs, field) {
+        Some(_) => Ok(Some(KeyPair::from_private_bytes(&bytes(inputs, field))?)),
+        None => Ok(None),
+    }
+}
+
+/// The `data` and `enclave_quorum_public` of a sealed envelope; its signature must verify.
+fn signed_fields(envelope: &str, signer: Option<&KeyPair>) -> Value {
+    let document: Value = serde_json::from_str(envelope).expect("the envelope is JSON");
+    let keys: Vec<&String> = document.as_object().expect("an object").keys().collect();
+    assert_eq!(
+        keys,
+        ["data", "dataSignature", "enclaveQuorumPublic", "version"],
+        "the envelope's fields"
+    );
+    assert!(
+        envelope.starts_with(r#"{"version":"v1.0.0","data":""#),
+        "key order"
+    );
+    let data = hex::decode(document["data"].as_str().expect("data")).expect("hex data");
+    let signature = document["dataSignature"].as_str().expect("dataSignature");
+    let quorum = document["enclaveQuorumPublic"].as_str().expect("quorum");
+    match signer {
+        Some(signer) => {
+            let public = signer.public_key().uncompressed();
+            assert_eq!(quorum, hex::encode(public));
+            let signature = hex::decode(signature).expect("hex signature");
+            assert!(p256::verify_signature(public, &data, &signature).expect("DER"));
+        }
+        None => assert_eq!((signature, quorum), ("", "")),
+    }
+    json!({ "data": hex::encode(data), "enclave_quorum_public": quorum })
+}
+
+fn run_envelope(operation: &str, inputs: &Value) -> Outcome {
+    let pinned = || envelope::KeyInput::Hex(text(inputs, "signer_public_key"));
+    match operation {
+        "export_open" => {
+            let sealed = envelope::verify_export(
+                text(inputs, "bundle").as_bytes(),
+                pinned(),
+                optional_text(inputs, "organization_id"),
+                sandbox(inputs),
+            )?;
+            // The client key is used (and parsed) only after every envelope check.
+            let client = KeyPair::from_private_bytes(&bytes(inputs, "client_private_key"))?;
+            let plaintext = sealed.open(&client)?;
+            Ok(json!({ "plaintext": hex::encode(plaintext.as_slice()) }))
+        }
+        "export_seal" => {
+            let signer = optional_key(inputs, "signer_private_key")?;
+            let ephemeral = KeyPair::from_private_bytes(&bytes(inputs, "ephemeral_private_key"))?;
+            let client = envelope::KeyInput::Hex(text(inputs, "client_public_key"));
+            let (secret, organization) = (bytes(inputs, "secret"), text(inputs, "organization_id"));
+            let real = envelope::seal_export(client, &secret, organization, signer.as_ref())?;
+            signed_fields(&real, signer.as_ref());
+            let fixed = envelope::seal_export_with_ephemeral(
+                client,
+                &secret,
+                organization,
+                signer.as_ref(),
+                &ephemeral,
+            )?;
+            Ok(signed_fields(&fixed, signer.as_ref()))
+        }
+        "otp_target_seal" => {
+            let signer = optional_key(inputs, "signer_private_key")?;
+            let target = envelope::KeyInput::Hex(text(inputs, "target_public_key"));
+            let bundle = envelope::seal_target(
+                target,
+                text(inputs, "organization_id"),
+                text(inputs, "user_id"),
+                signer.as_ref(),
+            )?;
+            Ok(signed_fields(&bundle, signer.as_ref()))
+        }
+        "otp_encrypt" => {
+            let ephemeral = KeyPair::from_private_bytes(&bytes(inputs, "ephemeral_private_key"))?;
+            let args = (
+                text(inputs, "target_bundle").as_bytes(),
+                text(inputs, "otp_code"),
+                text(inputs, "client_public_key"),
+                optional_text(inputs, "organization_id"),
+                optional_text(inputs, "user_id"),
+                sandbox(inputs),
+            );
+            let (bundle, code, client, organization, user, sandbox) = args;
+            let real =
+                envelope::otp_encrypt(bundle, code, client, pinned(), organization, user, sandbox)?;
+            let real: Value = serde_json::from_str(&real).expect("JSON");
+            let keys: Vec<&String> = real.as_object().expect("an object").keys().collect();
+            assert_eq!(keys, ["ciphertext", "encappedPublic"]);
+            let fixed = envelope::otp_encrypt_with_ephemeral(
+                bundle,
+                code,
+                client,
+                pinned(),
+                organization,
+                user,
+                sandbox,
+                &ephemeral,
+            )?;
+            Ok(json!({ "encrypted_otp_bundle": fixed }))
+        }
+        "otp_decrypt" => {
+            let sealed =
+                envelope::parse_otp_bundle(text(inputs, "encrypted_otp_bundle").as_bytes())?;
+            let target = KeyPair::from_private_bytes(&bytes(inputs, "target_private_key"))?;
+            let submission = envelope::open_otp_submission(&sealed, &target)?;
+            Ok(json!({
+                "otp_code": submission.otp_code.as_str(),
+                "public_key": submission.public_key,
+            }))
+        }
+        other => panic!("not an envelope operation: {other}"),
     }
 }
 
@@ -181,11 +325,11 @@ const PYTHON_LAYER_OPERATIONS: &[&str] = &[
 
 /// Skipped here and counted as skipped: sandbox acceptance (`sandbox-valid-signature`) is a
 /// policy of the Python layer, not of the core, and so are the Python-layer operations. The
-/// envelope operations run their sandbox cases: `envelope` applies the case's `sandbox` input.
+/// envelope operations run their sandbox cases: the case's `sandbox` input is the caller's
+/// sandbox decision, passed to the core as a bool.
 fn skipped(case: &Value) -> bool {
     let operation = case["operation"].as_str().unwrap_or_default();
-    (case["inputs"]["sandbox"].as_bool() == Some(true)
-        && !envelope::OPERATIONS.contains(&operation))
+    (case["inputs"]["sandbox"].as_bool() == Some(true) && !ENVELOPE_OPERATIONS.contains(&operation))
         || PYTHON_LAYER_OPERATIONS.contains(&operation)
 }
 

@@ -26,6 +26,7 @@ fn error_class(py: Python<'_>, kind: ErrorKind) -> PyResult<Bound<'_, PyAny>> {
         ErrorKind::Decode => "DecodeError",
         ErrorKind::Decryption => "DecryptionError",
         ErrorKind::Stamp => "StampError",
+        ErrorKind::Envelope => "EnvelopeError",
         ErrorKind::Unsupported => "WalletCryptoError",
     };
     module.bind(py).getattr(name)
@@ -143,7 +144,21 @@ fn text<'a>(obj: Borrowed<'a, '_, PyAny>, invalid: fn() -> Error) -> PyResult<Co
         .map_err(|_| to_py_err(invalid()))
 }
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+/// A bytes-like argument converted by hand, for bindings that must convert their arguments in
+/// the order the checks reach them (`envelope.rs`).
+pub(crate) fn bytes_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]>> {
+    buffer(obj.as_borrowed(), what)
+}
+
+/// A text argument converted by hand (see `bytes_arg`).
+pub(crate) fn text_arg<'a>(
+    obj: &'a Bound<'_, PyAny>,
+    invalid: fn() -> Error,
+) -> PyResult<Cow<'a, str>> {
+    text(obj.as_borrowed(), invalid)
+}
+
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map_or_else(|_| "?".to_owned(), |n| n.to_string())

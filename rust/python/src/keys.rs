@@ -135,6 +135,12 @@ impl<'a, 'py> FromPyObject<'a, 'py> for PrivateKey<'a> {
     }
 }
 
+/// A private key converted by hand, for bindings that must defer the conversion until their
+/// checks reach it (`envelope.rs`).
+pub(crate) fn private_key_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<PrivateKey<'a>> {
+    PrivateKey::extract(obj.as_borrowed())
+}
+
 #[pyfunction]
 pub(crate) fn parse_public_key<'py>(py: Python<'py>, key: Public<KeyName>) -> Bound<'py, PyBytes> {
     PyBytes::new(py, key.0.uncompressed())

@@ -5,6 +5,7 @@
 
 mod base58;
 mod convert;
+mod envelope;
 mod hpke;
 mod keys;
 mod stamps;
@@ -52,6 +53,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(base58::b58decode, m)?)?;
     m.add_function(wrap_pyfunction!(base58::b58check_encode, m)?)?;
     m.add_function(wrap_pyfunction!(base58::b58check_decode, m)?)?;
+    // envelope.rs
+    envelope::register(m)?;
     // test_support.rs: a submodule, importable by its full name like any package module.
     let support = test_support::module(m.py())?;
     m.add("test_support", &support)?;

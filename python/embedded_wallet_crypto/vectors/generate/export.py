@@ -18,6 +18,8 @@ DESCRIPTION = (
     "read. export_seal: the data the server writes for a fixed ephemeral key."
 )
 ORG = "org-vectors"
+# A non-ASCII organization id: the real infrastructure writes it as raw UTF-8, not \u escapes.
+ORG_UTF8 = "org-\u00e9t\u00e9-\u65e5\u672c"
 CLIENT = "export-client"
 SIGNER = "export-signer"
 MNEMONIC = b"legal winner thank year wave sausage worth useful legal winner thank yellow"
@@ -75,6 +77,11 @@ def _open(
     )
 
 
+def _utf8(document: dict[str, Any]) -> bytes:
+    """Compact JSON with non-ASCII characters as raw UTF-8 (FORMATS.md section 12)."""
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def _valid_cases() -> list[Case]:
     signed = w.envelope(w.compact(_inner()), SIGNER)
     upper = json.loads(signed)
@@ -129,6 +136,20 @@ def _valid_cases() -> list[Case]:
             plaintext=MNEMONIC,
             sandbox=True,
         ),
+        _open(
+            "non-ascii-organization",
+            w.envelope(_utf8(_inner(organizationId=ORG_UTF8)), SIGNER),
+            "a non-ASCII organizationId written as raw UTF-8 in the signed data",
+            plaintext=MNEMONIC,
+            organization_id=ORG_UTF8,
+        ),
+        _open(
+            "non-ascii-organization-escaped",
+            w.envelope(w.compact(_inner(organizationId=ORG_UTF8)), SIGNER),
+            "the same organizationId written with \\u escapes: the same string",
+            plaintext=MNEMONIC,
+            organization_id=ORG_UTF8,
+        ),
     ]
 
 
@@ -141,6 +162,10 @@ def _negative_cases() -> list[Case]:
     off_curve = w.point_off_curve("export/ephemeral").hex()
     truncated = _inner()["ciphertext"][:-2]
     impostor = "export-impostor"
+    repeated_version = signed.replace('"version":', '"version":"v2","version":', 1)
+    repeated_organization = inner.replace(
+        b'"organizationId":', b'"organizationId":"org-other","organizationId":'
+    )
 
     def data(**changes: Any) -> str:
         return w.envelope(w.compact(_inner(**changes)), SIGNER)
@@ -209,6 +234,11 @@ def _negative_cases() -> list[Case]:
          f"an extra field nested {w.DEEP_NESTING} deep", {}),
         ("huge-integer", w.huge_integer(), w.MALFORMED,
          "an extra field holding a 1000-digit integer", {}),
+        ("repeated-key", repeated_version, w.MALFORMED,
+         "version given twice (a reader that keeps the last one would open it)", {}),
+        ("inner-repeated-organization", w.envelope(repeated_organization, SIGNER),
+         w.DATA_MALFORMED,
+         "organizationId twice in the signed data, another organization first", {}),
     ]  # fmt: skip
     return [
         _open(case_id, bundle, comment, error=error, **options)
@@ -282,7 +312,7 @@ def _seal(
     if error is None:
         enc, ciphertext = seal(key(CLIENT)[1], secret, ephemeral)
         inner = {"encappedPublic": enc.hex(), "ciphertext": ciphertext.hex()}
-        data = w.compact(inner | {"organizationId": organization_id})
+        data = _utf8(inner | {"organizationId": organization_id})
         expected = {
             "data": data.hex(),
             "enclave_quorum_public": w.public_hex(signer) if signer else "",
@@ -313,6 +343,11 @@ def _seal_cases() -> list[Case]:
             "an empty organization id",
             organization_id="",
             error="ENVELOPE_PARAMETERS_INVALID",
+        ),
+        _seal(
+            "non-ascii-organization",
+            "a non-ASCII organization id: raw UTF-8 in the signed data",
+            organization_id=ORG_UTF8,
         ),
     ]
 

@@ -1,0 +1,43 @@
+"""Email OTP: the encrypted-OTP envelopes (FORMATS.md section 9) and server-side one-time codes.
+
+Two unrelated halves under one name:
+
+- ``_encrypted``: the client/server HPKE envelopes. The server hands out an
+  ``otpEncryptionTargetBundle`` (:func:`seal_target_bundle`); the client verifies it against the
+  pinned signer and seals the code to it (:func:`encrypt_otp_code`); the server opens the
+  ``encryptedOtpBundle`` (:func:`decrypt_otp_bundle`). The checks live in
+  rust/core/src/envelope.rs.
+- ``_codes``: the plain flow's rate-limited code service, :class:`OneTimeCodes`, with its
+  stores (:class:`MemoryStore`, :class:`SqliteStore`, :class:`RedisStore`): the classes of
+  ``ewc.stores``, so one store object serves these codes and the signed-retry challenges.
+"""
+
+from __future__ import annotations
+
+from ..stores import CodeStore as OtpStore
+from ..stores import MemoryStore, RedisStore, SqliteStore
+from ._codes import SANDBOX_CODE, IssuedCode, OneTimeCodes, OtpRateLimited, VerifiedCode
+from ._encrypted import (
+    TLS_FETCHER_SIGNER_PUBLIC_KEY,
+    OtpSubmission,
+    decrypt_otp_bundle,
+    encrypt_otp_code,
+    seal_target_bundle,
+)
+
+__all__ = [
+    "SANDBOX_CODE",
+    "TLS_FETCHER_SIGNER_PUBLIC_KEY",
+    "IssuedCode",
+    "MemoryStore",
+    "OneTimeCodes",
+    "OtpRateLimited",
+    "OtpStore",
+    "OtpSubmission",
+    "RedisStore",
+    "SqliteStore",
+    "VerifiedCode",
+    "decrypt_otp_bundle",
+    "encrypt_otp_code",
+    "seal_target_bundle",
+]

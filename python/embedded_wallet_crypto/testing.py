@@ -1,0 +1,57 @@
+"""Test and vector support only: never use this module in production.
+
+The functions here seal with a caller-chosen HPKE ephemeral key, so that known-answer vectors
+(``ewc vectors generate``) come out the same on every run. Reusing an ephemeral key destroys the
+confidentiality HPKE provides: a real seal always draws a fresh one (``ewc.seal_export_bundle``,
+``ewc.otp.encrypt_otp_code``). The one deterministic seal of the public API is
+``ewc.hpke.seal_deterministic_for_tests``.
+"""
+
+from __future__ import annotations
+
+from . import export
+from ._types import BytesLike, KeyLike
+from .keys import KeyPair
+from .otp import _encrypted
+from .policy import Environment
+
+__all__ = [
+    "encrypt_otp_code_deterministic_for_tests",
+    "seal_export_bundle_deterministic_for_tests",
+]
+
+
+def seal_export_bundle_deterministic_for_tests(
+    client_public_key: KeyLike,
+    secret: str | BytesLike,
+    *,
+    organization_id: str,
+    ephemeral_key: KeyPair,
+    signer: KeyPair | None = None,
+) -> str:
+    """``ewc.seal_export_bundle`` with a fixed HPKE ephemeral key, for known-answer vectors."""
+    return export._seal(client_public_key, secret, organization_id, signer, ephemeral_key)
+
+
+def encrypt_otp_code_deterministic_for_tests(
+    target_bundle: str | BytesLike,
+    otp_code: str,
+    client_public_key: KeyLike,
+    *,
+    ephemeral_key: KeyPair,
+    signer_public_key: KeyLike = _encrypted.TLS_FETCHER_SIGNER_PUBLIC_KEY,
+    sandbox: bool | Environment | None = None,
+    organization_id: str | None = None,
+    user_id: str | None = None,
+) -> str:
+    """``ewc.otp.encrypt_otp_code`` with a fixed HPKE ephemeral key, for known-answer vectors."""
+    return _encrypted._encrypt(
+        target_bundle,
+        otp_code,
+        client_public_key,
+        signer_public_key=signer_public_key,
+        sandbox=sandbox,
+        organization_id=organization_id,
+        user_id=user_id,
+        ephemeral_key=ephemeral_key,
+    )
