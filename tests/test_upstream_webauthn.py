@@ -1,22 +1,25 @@
 """py_webauthn 3.0.1's real-authenticator samples (shared/upstream-vectors/webauthn, SOURCES.md).
 
 Every success case must verify through ``ewc.passkeys`` with the case's own parameters (its
-verification time, trust roots, algorithm list and SafetyNet switch) and give the values
-py_webauthn returns; every failure case must be rejected with ``PasskeyError`` and nothing else.
+trust roots and algorithm list; its verification time and SafetyNet switch through the test
+support ``ewc.testing.webauthn_time``) and give the values py_webauthn returns; every failure
+case must be rejected with ``PasskeyError`` and nothing else.
 """
 
 from __future__ import annotations
 
 import base64
+import importlib
+import inspect
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
 from conftest import load_upstream_json, report_counts
-from embedded_wallet_crypto import passkeys
+from embedded_wallet_crypto import passkeys, testing
 
 pytestmark = pytest.mark.upstream
 
@@ -39,10 +42,6 @@ def _common(inputs: dict[str, Any]) -> dict[str, Any]:
 
 def _register(inputs: dict[str, Any]) -> passkeys.RegisteredPasskey:
     options = _common(inputs)
-    if "verification_time" in inputs:
-        options["verification_time"] = datetime.fromisoformat(
-            inputs["verification_time"].replace("Z", "+00:00")
-        )
     if "supported_pub_key_algs" in inputs:
         options["supported_algorithms"] = inputs["supported_pub_key_algs"]
     if "pem_root_certs_by_fmt" in inputs:
@@ -50,9 +49,12 @@ def _register(inputs: dict[str, Any]) -> passkeys.RegisteredPasskey:
             fmt: [pem.encode() for pem in pems]
             for fmt, pems in inputs["pem_root_certs_by_fmt"].items()
         }
-    if inputs.get("verify_timestamp_ms") is False:
-        options["check_safetynet_timestamp"] = False
-    return passkeys.verify_registration(inputs["credential"], **options)
+    when = inputs.get("verification_time")
+    with testing.webauthn_time(
+        None if when is None else datetime.fromisoformat(when.replace("Z", "+00:00")),
+        check_safetynet_timestamp=inputs.get("verify_timestamp_ms") is not False,
+    ):
+        return passkeys.verify_registration(inputs["credential"], **options)
 
 
 def _authenticate(inputs: dict[str, Any]) -> passkeys.VerifiedAssertion:
@@ -186,3 +188,39 @@ def test_verification_time_does_not_leak_across_threads() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         outcomes = list(pool.map(attempt, jobs))
     assert outcomes == ["apple", "PASSKEY_ATTESTATION_INVALID"] * 20
+
+
+def _py_webauthn_seams() -> tuple[object, object]:
+    chain = importlib.import_module("webauthn.helpers.validate_certificate_chain")
+    safetynet = importlib.import_module("webauthn.registration.formats.android_safetynet")
+    return chain._generate_new_cert_store, safetynet.verify_safetynet_timestamp
+
+
+def test_the_library_leaves_py_webauthn_alone() -> None:
+    """Only an open ``webauthn_time`` block replaces py_webauthn's functions; the library
+    never does, and the last block to close puts py_webauthn's own back."""
+    cases = load_upstream_json(CASES_FILE)["cases"]
+    apple = next(c for c in cases if c["name"] == "reg_apple/verify_attestation_apple_passkey")
+    pristine = _py_webauthn_seams()
+    assert pristine[0].__module__ == "webauthn.helpers.validate_certificate_chain"
+    untimed = {k: v for k, v in apple["inputs"].items() if k != "verification_time"}
+    with pytest.raises(ewc.PasskeyError):
+        _register(untimed)
+    assert _py_webauthn_seams() == pristine
+    when = datetime(2021, 9, 1, tzinfo=timezone.utc)
+    with testing.webauthn_time(when):
+        assert _py_webauthn_seams() != pristine
+        with testing.webauthn_time(None, check_safetynet_timestamp=False):
+            assert _py_webauthn_seams() != pristine
+        assert _py_webauthn_seams() != pristine
+    assert _py_webauthn_seams() == pristine
+    with pytest.raises(RuntimeError), testing.webauthn_time(when):
+        raise RuntimeError("a failing block still restores")
+    assert _py_webauthn_seams() == pristine
+
+
+def test_verify_registration_takes_no_verification_time() -> None:
+    """The time is test support, not an argument of the shipped ceremony."""
+    parameters = inspect.signature(passkeys.verify_registration).parameters
+    assert "verification_time" not in parameters
+    assert "check_safetynet_timestamp" not in parameters

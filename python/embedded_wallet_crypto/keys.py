@@ -1,15 +1,24 @@
 """P-256 keys and ECDSA signatures (rust/core/src/p256.rs).
 
 ``KeyPair`` is a handle: the private scalar stays in Rust and is zeroized when the handle goes,
-unless ``private_key_bytes()`` exports it on purpose.
+unless ``private_key_bytes()`` exports it on purpose. ``key_text`` and ``same_public_key``
+(in ``_key_text.py``) are the one place that writes a client key as text and compares two keys.
 """
 
 from __future__ import annotations
 
 from . import _native
+from ._key_text import key_text, same_public_key
 from ._types import BytesLike, KeyLike
 
-__all__ = ["KeyPair", "compress_public_key", "parse_public_key", "verify_signature"]
+__all__ = [
+    "KeyPair",
+    "compress_public_key",
+    "key_text",
+    "parse_public_key",
+    "same_public_key",
+    "verify_signature",
+]
 
 KeyPair = _native.KeyPair
 

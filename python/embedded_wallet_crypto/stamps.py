@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from . import _native
 from . import _strict_json as strict_json
 from ._types import BytesLike, KeyLike
-from .errors import StampError, WalletCryptoError
-from .keys import KeyPair, parse_public_key
+from .errors import StampError
+from .keys import KeyPair, parse_public_key, same_public_key
 from .policy import Environment, sandbox_allowed
 
 __all__ = [
@@ -102,6 +101,10 @@ def verify_stamps(
     return verdicts
 
 
+def _payload_malformed(reason: str) -> StampError:
+    return StampError(reason, "PAYLOAD_MALFORMED", 400)
+
+
 def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) -> None:
     """Client-side key-swap check before stamping an export or refresh payload.
 
@@ -109,15 +112,14 @@ def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) 
     section 5); otherwise a server could have the client authorize an export to another key.
 
     Raises:
+        InvalidKey: ``client_public_key`` itself is malformed (checked first).
         StampError: code ``PAYLOAD_MALFORMED`` when the payload is not the expected JSON, or
-            ``PAYLOAD_KEY_MISMATCH`` when the target key is absent or differs.
+            ``PAYLOAD_KEY_MISMATCH`` when the target key is absent, malformed or another key.
     """
-    raw = payload_to_sign.encode() if isinstance(payload_to_sign, str) else bytes(payload_to_sign)
-    try:
-        body: Any = strict_json.loads(raw)
-    except (ValueError, RecursionError):  # bad UTF-8 or JSON, repeated keys, deep nesting
-        raise StampError("payloadToSign is not valid JSON", "PAYLOAD_MALFORMED", 400) from None
-    parameters = body.get("parameters") if isinstance(body, dict) else None
+    parse_public_key(client_public_key)  # the caller's own key: InvalidKey before other work
+    raw = payload_to_sign if isinstance(payload_to_sign, str) else bytes(payload_to_sign)
+    body = strict_json.json_object(raw, what="payloadToSign", error=_payload_malformed)
+    parameters = body.get("parameters")
     if not isinstance(parameters, dict):
         raise StampError("payloadToSign has no parameters object", "PAYLOAD_MALFORMED", 400)
     target = parameters.get("targetPublicKey")
@@ -125,20 +127,9 @@ def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) 
         raise StampError(
             "payloadToSign does not bind a targetPublicKey", "PAYLOAD_KEY_MISMATCH", 400
         )
-    if not _same_key(target, client_public_key):
+    if not same_public_key(target, client_public_key):
         raise StampError(
             "payloadToSign's targetPublicKey is not the clientPublicKey this client sent",
             "PAYLOAD_KEY_MISMATCH",
             400,
         )
-
-
-def _same_key(target: str, client_public_key: KeyLike) -> bool:
-    """True when ``target`` is the client's key, in the same or the other SEC1 encoding."""
-    if isinstance(client_public_key, str) and target.lower() == client_public_key.lower():
-        return True
-    client = parse_public_key(client_public_key)  # a malformed client key is the caller's error
-    try:
-        return parse_public_key(target) == client
-    except WalletCryptoError:
-        return False

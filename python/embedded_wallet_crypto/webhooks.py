@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
@@ -79,11 +78,8 @@ def _signature_from_header(header: str) -> bytes:
         raise _malformed("the webhook signature header is missing")
     if len(header) > _MAX_HEADER_LENGTH:
         raise _malformed("the webhook signature header is too long")
-    try:
-        fields: Any = strict_json.loads(header)
-    except (ValueError, RecursionError):  # not JSON, or a repeated field
-        raise _malformed("the webhook signature header is not JSON with unique fields") from None
-    if not isinstance(fields, dict) or set(fields) != {"v", "s"}:
+    fields = strict_json.json_object(header, what="the webhook signature header", error=_malformed)
+    if set(fields) != {"v", "s"}:  # a repeated field is already refused as not valid JSON
         raise _malformed("the webhook signature header must be a JSON object with exactly v and s")
     if not isinstance(fields["v"], str) or fields["v"] != VERSION:
         raise _malformed('the webhook signature version must be the string "1"')

@@ -1,17 +1,18 @@
 """What the OIDC modules share: the error codes, and strict decoding of the compact JWS form.
 
 Decoding is bounded and strict so that a hostile token (huge, deeply nested JSON, bad base64,
-``NaN`` numbers) ends in an :class:`OidcError`, never in another exception.
+``NaN`` numbers, a repeated member that two readers could read differently) ends in an
+:class:`OidcError`, never in another exception.
 """
 
 from __future__ import annotations
 
 import binascii
-import json
 import math
 import re
 from typing import Any, NoReturn
 
+from .. import _strict_json as strict_json
 from ..errors import OidcError
 
 # The codes of OidcError (status 401, http_reason "Invalid OIDC token" for every one).
@@ -61,19 +62,12 @@ def b64url_decode(segment: str, what: str, code: str = MALFORMED) -> bytes:
         fail(code, f"the {what} is not unpadded base64url")
 
 
-def _no_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
-
-
 def json_object(data: bytes, what: str, code: str = MALFORMED) -> dict[str, Any]:
-    """A JSON object from UTF-8 bytes; NaN, Infinity, deep nesting and huge numbers are errors."""
-    try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        fail(code, f"the {what} is not UTF-8 JSON")
-    if not isinstance(value, dict):
-        fail(code, f"the {what} is not a JSON object")
-    return value
+    """A JSON object from UTF-8 bytes, decoded by ``_strict_json``: a repeated member, NaN,
+    Infinity, an overflowing float, a huge integer or deep nesting is ``code``."""
+    return strict_json.json_object(
+        data, what=f"the {what}", error=lambda reason: OidcError(reason, code, 401)
+    )
 
 
 def token_text(token: object) -> str:

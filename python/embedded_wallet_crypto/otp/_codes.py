@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..stores import CodeStore as OtpStore
-from ..stores import IssueLimits, MemoryStore, NewCode
 from ..errors import OtpError
 from ..policy import Environment, sandbox_allowed
+from ..stores import CodeStore as OtpStore
+from ..stores import IssueLimits, MemoryStore, NewCode
 
 __all__ = [
     "SANDBOX_CODE",

@@ -14,6 +14,7 @@ import io
 import re
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, NoReturn
 
 import cbor2
@@ -75,16 +76,11 @@ def b64url_decode(text: object, what: str, code: str) -> bytes:
 
 
 def json_object(data: bytes | str, what: str, code: str) -> dict[str, Any]:
-    """A JSON object from UTF-8 bytes or text: no duplicate keys, no deep-nesting crash."""
+    """A JSON object from UTF-8 bytes or text (``_strict_json``: no duplicate keys, no
+    deep-nesting crash), at most 1 MiB; anything else raises ``code``."""
     if len(data) > _MAX_JSON_BYTES:
         raise fail(code, f"{what} is longer than {_MAX_JSON_BYTES} bytes")
-    try:
-        value = strict_json.loads(data)
-    except (ValueError, RecursionError):  # bad UTF-8 or JSON, duplicate keys, deep nesting
-        raise fail(code, f"{what} is not valid JSON") from None
-    if not isinstance(value, dict):
-        raise fail(code, f"{what} is not a JSON object")
-    return value
+    return strict_json.json_object(data, what=what, error=partial(fail, code))
 
 
 def _no_tag(decoder: object, tag: object = None) -> NoReturn:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from webauthn import verify_registration_response
@@ -45,7 +44,6 @@ from ._errors import (
     fail,
 )
 from ._forms import read_attestation
-from ._webauthn_time import webauthn_time
 
 __all__ = ["SUPPORTED_ALGORITHMS", "RegisteredPasskey", "verify_registration"]
 
@@ -130,8 +128,6 @@ def verify_registration(
     require_user_presence: bool = True,
     supported_algorithms: Iterable[int] = SUPPORTED_ALGORITHMS,
     pem_root_certs_by_fmt: Mapping[str, list[bytes]] | None = None,
-    verification_time: datetime | None = None,
-    check_safetynet_timestamp: bool = True,
 ) -> RegisteredPasskey:
     """Verify a new credential's attestation (``navigator.credentials.create()``).
 
@@ -145,10 +141,8 @@ def verify_registration(
         require_user_presence: demand the UP flag (default True).
         supported_algorithms: the COSE algorithms accepted (default: all py_webauthn knows).
         pem_root_certs_by_fmt: extra trust anchors (PEM) per attestation format, added to
-            py_webauthn's own (Apple, Google, GlobalSign).
-        verification_time: check certificate validity at this time instead of now.
-        check_safetynet_timestamp: False skips the android-safetynet freshness check
-            (recorded samples only).
+            py_webauthn's own (Apple, Google, GlobalSign). Certificates are checked at the
+            current time (recorded samples: ``ewc.testing.webauthn_time``, tests only).
 
     Returns:
         The :class:`RegisteredPasskey` to store.
@@ -194,17 +188,16 @@ def verify_registration(
             attestation_object=given.attestation_object,
         ),
     )
-    with webauthn_time(verification_time, check_safetynet_timestamp=check_safetynet_timestamp):
-        result = _by_py_webauthn(
-            credential=credential,
-            expected_challenge=challenge,
-            expected_rp_id=rp_id,
-            expected_origin=origins,
-            require_user_presence=require_user_presence,
-            require_user_verification=require_user_verification,
-            supported_pub_key_algs=[COSEAlgorithmIdentifier(alg) for alg in supported],
-            pem_root_certs_bytes_by_fmt=roots,
-        )
+    result = _by_py_webauthn(
+        credential=credential,
+        expected_challenge=challenge,
+        expected_rp_id=rp_id,
+        expected_origin=origins,
+        require_user_presence=require_user_presence,
+        require_user_verification=require_user_verification,
+        supported_pub_key_algs=[COSEAlgorithmIdentifier(alg) for alg in supported],
+        pem_root_certs_bytes_by_fmt=roots,
+    )
     return RegisteredPasskey(
         credential_id=given.credential_id,
         public_key=result.credential_public_key,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._types import BytesLike, KeyLike
-from ..keys import parse_public_key
+from ..keys import key_text
 from ..policy import Environment
 from ._assertion import VerifiedAssertion, verify_assertion
 from ._codec import b64url_encode, json_object
@@ -49,14 +49,6 @@ def session_challenge(session_creation_body: str | BytesLike) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _client_key_text(client_public_key: KeyLike) -> str:
-    """The key as it goes into the body: lowercase hex, validated (FORMATS.md section 2)."""
-    point = parse_public_key(client_public_key)  # InvalidKey before any other work
-    if isinstance(client_public_key, str):
-        return client_public_key.lower()
-    return point.hex()
-
-
 def session_creation_body(
     *,
     client_public_key: KeyLike,
@@ -76,7 +68,7 @@ def session_creation_body(
         "organizationId": organization_id,
         "parameters": {
             "requestId": request_id,
-            "targetPublicKey": _client_key_text(client_public_key),
+            "targetPublicKey": key_text(client_public_key),
             "userId": account_id,
         },
         "timestampMs": str(int(timestamp_ms)),

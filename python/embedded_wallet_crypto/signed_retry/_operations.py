@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..errors import SignedRetryError
+from ..keys import same_public_key
 
 __all__ = [
     "CREDENTIAL_TYPES",
@@ -190,7 +191,7 @@ def checked_parameters(
             raise _invalid(f"{operation.name} needs bound_client_public_key (the clientPublicKey)")
         given = result.get("targetPublicKey")
         if given is not None and (
-            not isinstance(given, str) or given.lower() != bound_client_public_key
+            not isinstance(given, str) or not same_public_key(given, bound_client_public_key)
         ):
             raise _invalid("parameters.targetPublicKey differs from bound_client_public_key")
         result["targetPublicKey"] = bound_client_public_key

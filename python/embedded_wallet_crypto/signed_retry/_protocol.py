@@ -21,8 +21,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .._types import KeyLike
-from ..errors import SignedRetryError, StampError, WalletCryptoError
-from ..keys import parse_public_key
+from ..errors import SignedRetryError, StampError
+from ..keys import key_text, same_public_key
 from ..policy import Environment
 from ..stamps import verify_stamp
 from ..stores import ChallengeRecord, MemoryStore, StoreError
@@ -174,14 +174,7 @@ class SignedRetry:
         for name, value in (("account_id", account_id), ("organization_id", organization_id)):
             if not isinstance(value, str) or not value:
                 raise _fail(f"{name} must be a non-empty string", "INVALID_PARAMETERS", 400)
-        bound = None
-        if bound_client_public_key is not None:
-            parse_public_key(bound_client_public_key)
-            bound = (
-                bound_client_public_key.lower()
-                if isinstance(bound_client_public_key, str)
-                else bytes(bound_client_public_key).hex()
-            )
+        bound = None if bound_client_public_key is None else key_text(bound_client_public_key)
         challenge_type = credential_type_for(op, credential_type)
         checked = checked_parameters(op, parameters, bound)
         now_ms = self._now_ms()
@@ -300,13 +293,8 @@ class SignedRetry:
                 "the retry carries no clientPublicKey; it must repeat the bound one",
                 "CLIENT_PUBLIC_KEY_MISMATCH",
             )
-        if isinstance(client_public_key, str) and client_public_key.lower() == bound:
-            return
-        try:
-            same = parse_public_key(client_public_key) == parse_public_key(bound)
-        except WalletCryptoError:  # a malformed key in the retry body is not the bound key
-            same = False
-        if not same:
+        # The bound text was validated at issue, so the very same text needs no parse again.
+        if client_public_key != bound and not same_public_key(client_public_key, bound):
             raise _fail(
                 "the retry's clientPublicKey differs from the one bound in step 1",
                 "CLIENT_PUBLIC_KEY_MISMATCH",

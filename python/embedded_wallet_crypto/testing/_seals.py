@@ -9,11 +9,11 @@ confidentiality HPKE provides: a real seal always draws a fresh one (``ewc.seal_
 
 from __future__ import annotations
 
-from . import export
-from ._types import BytesLike, KeyLike
-from .keys import KeyPair
-from .otp import _encrypted
-from .policy import Environment
+from .. import export
+from .._types import BytesLike, KeyLike
+from ..keys import KeyPair
+from ..otp import _encrypted
+from ..policy import Environment
 
 __all__ = [
     "encrypt_otp_code_deterministic_for_tests",
