@@ -12,6 +12,7 @@ benchmark files, every benchmark checks what it timed, and ``benches/report.py``
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,14 @@ STANDARD_JSON = {
         "userHandle": ASSERTION["userHandle"],
     },
 }
-WRONG_SIGNATURE = {**ASSERTION, "signature": ASSERTION["signature"][:-4] + "AAAA"}
+# One bit of the DER signature's last byte (the low byte of s) flipped: always another, invalid
+# signature (writing "AAAA" over the last characters left it unchanged when they already were).
+_DER = bytearray(base64.urlsafe_b64decode(ASSERTION["signature"] + "=="))
+_DER[-1] ^= 1
+WRONG_SIGNATURE = {
+    **ASSERTION,
+    "signature": base64.urlsafe_b64encode(bytes(_DER)).rstrip(b"=").decode(),
+}
 
 
 def ours(assertion: Any = ASSERTION) -> int:

@@ -11,11 +11,15 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 def redis_server_binary() -> str:
@@ -30,10 +34,22 @@ def redis_server_binary() -> str:
 
 
 def free_port() -> int:
+    """A loopback port free right now (another process may take it before it is bound again:
+    ``RedisServer.start`` retries on another port when that happens)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port where connections are refused for as long as the block runs: it is bound
+    here and never listened on, so no other process can start a server on it meanwhile."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as reserved:
+        reserved.bind(("127.0.0.1", 0))
+        port: int = reserved.getsockname()[1]
+        yield port
 
 
 class RedisServer:
@@ -51,7 +67,15 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        self.port = free_port()
+        """Start on a free port; if another process takes that port first (our server exits, or
+        the port answers with another server's process id), try again on another port."""
+        for _ in range(5):
+            if self._start_on(free_port()):
+                return
+        raise RuntimeError(f"redis-server did not start on a free port; see {self.directory}")
+
+    def _start_on(self, port: int) -> bool:
+        self.port = port
         command = [
             self.binary,
             "--port", str(self.port),
@@ -64,18 +88,31 @@ class RedisServer:
         ]  # fmt: skip
         log = self._log = (self.directory / "redis.log").open("ab")
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.2)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                if client.ping():
+        client = redis.Redis(
+            host="127.0.0.1",
+            port=self.port,
+            socket_connect_timeout=0.2,
+            socket_timeout=2,
+            retry=Retry(NoBackoff(), 0),  # one try per loop: the loop is the retry
+        )
+        deadline = time.monotonic() + 30
+        try:
+            while self.process.poll() is None:
+                try:
+                    if client.info("server")["process_id"] == self.process.pid:
+                        return True
+                    break  # another process's server answers on this port
+                except (redis.ConnectionError, redis.TimeoutError):  # not up yet: wait
+                    if time.monotonic() > deadline:
+                        self.stop()
+                        raise RuntimeError(f"redis-server did not start; see {log.name}") from None
+                    time.sleep(0.02)
+                except redis.RedisError:  # a server that is not ours answers
                     break
-            except redis.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"redis-server did not start; see {log.name}") from None
-                time.sleep(0.02)
-        client.close()
+        finally:
+            client.close()
+        self.stop()  # ours exited (the port was taken) or is not the one answering
+        return False
 
     def stop(self) -> None:
         """Shut down cleanly (SIGTERM: Redis flushes the append-only file and exits)."""

@@ -8,9 +8,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS_DIR = REPO / "vectors"
+
+# Hypothesis, project-wide (a test's own settings(...) override only what they name):
+# - no deadline and no too_slow health check: both are wall-clock limits, which a loaded 2-core
+#   machine misses without anything being wrong;
+# - under CI=true, derandomized (examples from a fixed seed per test, no example database), so
+#   a CI verdict is the same on every rerun; locally the examples stay random, to keep looking.
+# HYPOTHESIS_PROFILE=ci (or =dev) picks one explicitly; print_blob lets a failure be replayed.
+settings.register_profile(
+    "dev", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("ci", settings.get_profile("dev"), derandomize=True, database=None)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE")
+    or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
+)
 
 
 def upstream_dir() -> Path:

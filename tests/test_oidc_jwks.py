@@ -211,11 +211,15 @@ def test_failed_fetch_is_retried_only_after_the_interval(idp: IdP) -> None:
 
 
 def test_unreachable_server() -> None:
-    with ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler) as closed:
-        port = closed.server_address[1]
-    provider = JwksProvider(jwks_uri=f"http://127.0.0.1:{port}/jwks.json", timeout=2)
-    iss = "https://accounts.google.com"
-    assert _code(_token(iss), provider, iss) == "OIDC_JWKS_UNAVAILABLE"
+    import socket
+
+    # Bound and never listening for the whole test: refused, and no other process can take it.
+    with socket.socket() as reserved:
+        reserved.bind(("127.0.0.1", 0))
+        port = reserved.getsockname()[1]
+        provider = JwksProvider(jwks_uri=f"http://127.0.0.1:{port}/jwks.json", timeout=2)
+        iss = "https://accounts.google.com"
+        assert _code(_token(iss), provider, iss) == "OIDC_JWKS_UNAVAILABLE"
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
-from _redis_server import RedisServer, free_port
+from _redis_server import RedisServer, refused_port
 from embedded_wallet_crypto import otp, policy
 
 HASH_KEY = b"server otp hash key 0123456789ab"
@@ -270,7 +270,8 @@ def test_redis_state_survives_a_restart(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_redis_is_store_unavailable() -> None:
-    store = otp.RedisStore(f"redis://127.0.0.1:{free_port()}/0", socket_timeout_seconds=0.2)
-    codes = codes_with(store, Clock())
-    otp_failure(lambda: codes.issue("A"), "STORE_UNAVAILABLE", 503)
-    otp_failure(lambda: codes.verify("A", "123456"), "STORE_UNAVAILABLE", 503)
+    with refused_port() as port:  # a free port could be taken by another server meanwhile
+        store = otp.RedisStore(f"redis://127.0.0.1:{port}/0", socket_timeout_seconds=0.2)
+        codes = codes_with(store, Clock())
+        otp_failure(lambda: codes.issue("A"), "STORE_UNAVAILABLE", 503)
+        otp_failure(lambda: codes.verify("A", "123456"), "STORE_UNAVAILABLE", 503)

@@ -15,7 +15,7 @@ import _claim_race
 import embedded_wallet_crypto as ewc
 import pytest
 import redis
-from _redis_server import RedisServer, free_port
+from _redis_server import RedisServer, refused_port
 from conftest import report_counts
 from embedded_wallet_crypto.signed_retry import (
     ChallengeRecord,
@@ -167,10 +167,14 @@ def test_expired_through_each_store(store: Store) -> None:
 
 def test_redis_forgets_by_ttl(redis_server: RedisServer) -> None:
     store = RedisStore(redis_server.url, key_prefix="test:ttl:")
+    client = redis.Redis.from_url(redis_server.url)
+    kept = record()
+    store.put(kept, 60)  # the TTL is set, in milliseconds (a long one: no race with the clock)
+    assert 0 < client.pttl("test:ttl:signed-retry:" + kept.request_id) <= 60_000
     stored = record()
     store.put(stored, 0.3)
-    client = redis.Redis.from_url(redis_server.url)
-    assert 0 < client.pttl("test:ttl:signed-retry:" + stored.request_id) <= 300
+    # At most 300 ms left, or already gone (-2) on a slow machine; never without a TTL (-1).
+    assert client.pttl("test:ttl:signed-retry:" + stored.request_id) in (-2, *range(1, 301))
     time.sleep(0.4)
     assert store.get(stored.request_id) is None
     assert store.claim(stored.request_id, 0) is False
@@ -178,10 +182,11 @@ def test_redis_forgets_by_ttl(redis_server: RedisServer) -> None:
 
 
 def test_redis_unreachable_is_a_store_error() -> None:
-    store = RedisStore(f"redis://127.0.0.1:{free_port()}/0", socket_timeout_seconds=0.5)
-    fails(lambda: store.get("Request:x"), "STORE_UNAVAILABLE", 503)
-    fails(lambda: store.put(record(), 60), "STORE_UNAVAILABLE", 503)
-    fails(lambda: store.claim("Request:x", 0), "STORE_UNAVAILABLE", 503)
+    with refused_port() as port:  # a free port could be taken by another server meanwhile
+        store = RedisStore(f"redis://127.0.0.1:{port}/0", socket_timeout_seconds=0.5)
+        fails(lambda: store.get("Request:x"), "STORE_UNAVAILABLE", 503)
+        fails(lambda: store.put(record(), 60), "STORE_UNAVAILABLE", 503)
+        fails(lambda: store.claim("Request:x", 0), "STORE_UNAVAILABLE", 503)
 
 
 def test_sqlite_forgets_after_ttl(tmp_path: Path) -> None:

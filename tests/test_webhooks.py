@@ -21,7 +21,9 @@ BODY = b'{"type":"INCOMING_PAYMENT","transaction":{"id":"Transaction:1","amount"
 MALFORMED = "WEBHOOK_SIGNATURE_MALFORMED"
 INVALID = "WEBHOOK_SIGNATURE_INVALID"
 
-SENDER = ewc.KeyPair.generate()
+# A fixed sender key: with RFC 6979 (_fixed_signature) its signatures are the same on every run,
+# so no verdict below depends on a random key or nonce (KeyPair.sign draws a fresh nonce).
+SENDER = ewc.hpke.derive_key_pair(b"test_webhooks sender key ikm 001")
 _SENDER_PUBLIC = ec.EllipticCurvePublicKey.from_encoded_point(
     ec.SECP256R1(), SENDER.public_key_bytes()
 )
@@ -93,16 +95,21 @@ def test_another_key_is_invalid() -> None:
     assert _code(ewc.sign_webhook(BODY, ewc.KeyPair.generate())) == INVALID
 
 
-def _padded_signature() -> bytes:
-    """A signature whose base64 ends in '=' (DER of 70 or 71 bytes, not 72)."""
-    while len(signature := SENDER.sign(BODY)) % 3 == 0:
-        pass
-    return signature
+def _fixed_signature(message: bytes = BODY) -> bytes:
+    """SENDER's RFC 6979 signature of ``message``: valid, and the same bytes on every run."""
+    private = ec.derive_private_key(
+        int.from_bytes(SENDER.private_key_bytes(), "big"), ec.SECP256R1()
+    )
+    return private.sign(message, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))
 
 
 def _malformed_headers() -> dict[str, str]:
-    signature = _padded_signature()
+    # A valid signature whose base64 ends in '=' (DER of 70 or 71 bytes, not 72) and holds a
+    # '+' or '/', so that its base64url form is another string than the standard form.
+    signature = _fixed_signature()
     good = base64.b64encode(signature).decode()
+    url_safe = base64.urlsafe_b64encode(signature).decode()
+    assert good.endswith("=") and url_safe != good, "pick another SENDER seed"
     body = signature[2:]
     return {
         "empty": "",
@@ -119,7 +126,7 @@ def _malformed_headers() -> dict[str, str]:
         "duplicate-s": '{"v":"1","s":"AAAA","s":"' + good + '"}',
         "s-number": '{"v":"1","s":5}',
         "s-unpadded": json.dumps({"v": "1", "s": good.rstrip("=")}),
-        "s-base64url": json.dumps({"v": "1", "s": base64.urlsafe_b64encode(signature).decode()}),
+        "s-base64url": json.dumps({"v": "1", "s": url_safe}),
         "s-whitespace": json.dumps({"v": "1", "s": good[:8] + " " + good[8:]}),
         "s-newline": json.dumps({"v": "1", "s": good + "\n"}),
         "s-non-ascii": json.dumps({"v": "1", "s": good[:-2] + "\u00e9="}, ensure_ascii=False),
@@ -133,6 +140,11 @@ def _malformed_headers() -> dict[str, str]:
     }
 
 
+def test_the_fixed_signature_verifies_in_standard_base64() -> None:
+    """The malformed variants below damage a header that is valid as written here."""
+    ewc.verify_webhook_signature(_header(_fixed_signature()), BODY, PEM)
+
+
 @pytest.mark.parametrize("variant", list(_malformed_headers()))
 def test_malformed_headers(variant: str) -> None:
     assert _code(_malformed_headers()[variant]) == MALFORMED
@@ -143,7 +155,8 @@ def test_non_canonical_base64_padding_bits_are_malformed() -> None:
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     for index in range(16):
         body = f"body-{index}".encode()
-        encoded = json.loads(ewc.sign_webhook(body, SENDER))["s"]
+        encoded = base64.b64encode(_fixed_signature(body)).decode()  # the same on every run
+        ewc.verify_webhook_signature(json.dumps({"v": "1", "s": encoded}), body, PEM)
         if encoded.endswith("="):
             last = encoded.rstrip("=")[-1]
             changed = encoded.rstrip("=")[:-1] + alphabet[alphabet.index(last) | 1]
