@@ -17,12 +17,15 @@ step "cargo test"
 cargo test --workspace --locked -- --nocapture 2>&1 | grep -v '^test .* ok$'
 
 step "ruff"
-.venv/bin/ruff check python tests benches
-.venv/bin/ruff format --check python tests benches
+.venv/bin/ruff check python tests benches scripts docs/hooks
+.venv/bin/ruff format --check python tests benches scripts docs/hooks
 step "mypy --strict"
 .venv/bin/mypy --strict python/embedded_wallet_crypto
 step "stubtest"
 .venv/bin/python -m mypy.stubtest embedded_wallet_crypto._native
+
+step "docs (mkdocs build --strict: any warning fails)"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
 
 step "clean-room install (wheel and sdist, declared dependencies only)"
 bash scripts/clean_room.sh
