@@ -73,7 +73,7 @@ CLIENT_PUB65_HEX = CLIENT_PUB65.hex()
 
 
 def _payload(i: int) -> bytes:
-    """A refresh-session payloadToSign as FORMATS.md section 5 has it (~300 bytes: compact JSON,
+    """A refresh-session payloadToSign as formats.md section 5 has it (~300 bytes: compact JSON,
     an uncompressed targetPublicKey); distinct per ``i`` through its timestamp."""
     body = {
         "organizationId": _uuid(b"organization"),

@@ -78,7 +78,7 @@ _UNSIGNED_TARGET = ewc.otp.seal_target_bundle(
 
 
 def _otp_target(magic: bool, sandbox: Any) -> Any:
-    """The same envelope as the OTP target bundle (FORMATS.md section 9)."""
+    """The same envelope as the OTP target bundle (formats.md section 9)."""
     envelope = json.loads(_UNSIGNED_TARGET)
     if not magic:
         envelope["dataSignature"] = "3006020101020101"

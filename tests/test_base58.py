@@ -1,4 +1,4 @@
-"""base58 and base58check, Bitcoin alphabet (API.md: base58; FORMATS.md section 3)."""
+"""base58 and base58check, Bitcoin alphabet (API reference: base58; formats.md section 3)."""
 
 from __future__ import annotations
 

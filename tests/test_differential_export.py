@@ -1,4 +1,4 @@
-"""Differential tests for the signed envelopes (FORMATS.md sections 8 and 9): an independent
+"""Differential tests for the signed envelopes (formats.md sections 8 and 9): an independent
 implementation written here on ``cryptography`` (ECDSA, SEC1) and pyhpke (HPKE with the
 profile's AAD) produces envelopes and OTP bundles that ewc opens, and opens ewc's."""
 

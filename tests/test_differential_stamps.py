@@ -1,6 +1,6 @@
 """Differential tests for stamps and session keys against independent implementations.
 
-Stamps: a writer and a verifier of FORMATS.md section 4 written here on ``cryptography``,
+Stamps: a writer and a verifier of formats.md section 4 written here on ``cryptography``,
 ``json`` and ``base64`` only; ewc and it must accept each other's stamps in every shape (key
 order, padding, whitespace, high-S) and give the same verdict on mutated stamps. Session keys
 (section 3): sealed with pyhpke (profile AAD = enc || pkR, compressed enc, base58check from the
@@ -130,7 +130,7 @@ def _strict_der(signature: bytes) -> bytes:
 
 
 def ref_verify(stamp: str, payload: bytes) -> str:
-    """FORMATS.md section 4, verification: returns the compressed key hex or raises Rejected."""
+    """formats.md section 4, verification: returns the compressed key hex or raises Rejected."""
     raw = _strict_base64url(stamp)
     try:
         fields = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique)

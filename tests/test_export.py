@@ -1,4 +1,4 @@
-"""Wallet export envelopes (FORMATS.md section 8): seal, verify, pin, open; the BIP-39 and raw-key
+"""Wallet export envelopes (formats.md section 8): seal, verify, pin, open; the BIP-39 and raw-key
 helpers; ``ewc open-export`` and ``ewc seal-export``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What clients do with an export's plaintext (the BIP-39 check, the raw-key hex), and the
-``ewc open-export`` / ``ewc seal-export`` commands (FORMATS.md section 8)."""
+``ewc open-export`` / ``ewc seal-export`` commands (formats.md section 8)."""
 
 from __future__ import annotations
 

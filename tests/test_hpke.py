@@ -1,4 +1,4 @@
-"""HPKE (API.md: HPKE; FORMATS.md section 1): the wallet profile and plain RFC 9180 use."""
+"""HPKE (API reference: HPKE; formats.md section 1): the wallet profile and plain RFC 9180 use."""
 
 from __future__ import annotations
 

@@ -95,7 +95,7 @@ def test_same_public_key_of_a_wrong_type_is_a_type_error(wrong: Any) -> None:
 
 
 def test_session_body_keeps_the_encoding_of_a_bytes_key() -> None:
-    """A compressed key given as bytes stays compressed (FORMATS.md section 2: the form selects
+    """A compressed key given as bytes stays compressed (formats.md section 2: the form selects
     the flow); the body once held the uncompressed form of bytes input."""
     for given in (bytes.fromhex(COMPRESSED), bytes.fromhex(UNCOMPRESSED), COMPRESSED.upper()):
         body = passkeys.session_creation_body(

@@ -1,4 +1,4 @@
-"""P-256 keys, public-key parsing, ECDSA verification and the error classes (API.md)."""
+"""P-256 keys, public-key parsing, ECDSA verification and the error classes (the API reference)."""
 
 from __future__ import annotations
 

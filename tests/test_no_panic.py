@@ -1,6 +1,6 @@
 """Robustness: random input into every parser and function of ``_native`` and the public API.
 
-API.md (Errors): bad input never raises anything but a ``WalletCryptoError`` (no pyo3
+the error contract: bad input never raises anything but a ``WalletCryptoError`` (no pyo3
 ``PanicException``, which derives from ``BaseException``, and no bare ``ValueError`` /
 ``OverflowError`` from inside) and never returns a partial result. Every call below goes
 through :func:`_call`, which fails the test on any other exception and hands back either the

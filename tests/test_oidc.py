@@ -1,4 +1,4 @@
-"""ewc.oidc: nonce_for and every rule of verify_id_token (FORMATS.md section 7, issue 6)."""
+"""ewc.oidc: nonce_for and every rule of verify_id_token (formats.md section 7, issue 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Encrypted email OTP (FORMATS.md section 9): target bundles, the client's encryption and the
+"""Encrypted email OTP (formats.md section 9): target bundles, the client's encryption and the
 server's decryption, each check with its code. The one-time codes are in test_otp_codes.py."""
 
 from __future__ import annotations

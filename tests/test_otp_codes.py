@@ -1,5 +1,5 @@
 """The server's one-time codes for the plain EMAIL_OTP flow (service interface rule 9,
-FORMATS.md section 11) through MemoryStore, SqliteStore and RedisStore (a real redis-server on a
+formats.md section 11) through MemoryStore, SqliteStore and RedisStore (a real redis-server on a
 loopback port): CSPRNG codes, keyed hashes only, constant-time checks, 5 attempts, re-issue
 limits (429 with retry_after), single use, and 000000 only in sandbox."""
 

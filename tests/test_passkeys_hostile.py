@@ -1,5 +1,5 @@
 """Hostile input to ewc.passkeys: whatever arrives, the answer is a PasskeyError, never another
-exception (API.md, "Errors")."""
+exception (the error contract (docs/reference/errors.md)."""
 
 from __future__ import annotations
 

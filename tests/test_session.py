@@ -1,4 +1,4 @@
-"""Session keys: ``encryptedSessionSigningKey`` (FORMATS.md sections 2 and 3), seal and open."""
+"""Session keys: ``encryptedSessionSigningKey`` (formats.md sections 2 and 3), seal and open."""
 
 from __future__ import annotations
 

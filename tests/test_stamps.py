@@ -1,4 +1,4 @@
-"""Stamps (``Service-Wallet-Signature``, FORMATS.md section 4): every rule and every code, the
+"""Stamps (``Service-Wallet-Signature``, formats.md section 4): every rule and every code, the
 batch verifier against the single one, and the client-side payload binding (section 5)."""
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ def test_malformed_json(variant: str) -> None:
 def test_a_json_array_is_not_a_stamp() -> None:
     """CORE BUG (rust/core/src/stamp.rs): serde's derived Deserialize for ``StampJson`` also
     accepts a JSON array of three strings, so ``["<key>", "<scheme>", "<sig>"]`` verifies.
-    FORMATS.md section 4 and the core's own reason require a JSON object."""
+    formats.md section 4 and the core's own reason require a JSON object."""
     fields = _fields()
     array = json.dumps([fields["publicKey"], fields["scheme"], fields["signature"]])
     assert _code(_stamp(array)) == MALFORMED
@@ -380,7 +380,7 @@ def test_base64url_rules() -> None:
 def test_partial_padding_is_malformed() -> None:
     """CORE BUG (rust/core/src/stamp.rs): ``DecodePaddingMode::Indifferent`` also accepts a
     stamp with one '=' where the padded form has two, a third encoding of the same stamp;
-    FORMATS.md section 4 accepts the padded and the unpadded form only."""
+    formats.md section 4 accepts the padded and the unpadded form only."""
     stamp, payload = _unpadded_stamp(2)
     assert ewc.verify_stamp(stamp + "==", payload)
     assert _code(stamp + "=", payload) == MALFORMED
@@ -473,7 +473,7 @@ def test_verify_stamps_rejects_a_malformed_expected_key() -> None:
         ewc.verify_stamps([ewc.create_stamp(PAYLOAD, KEY)], [PAYLOAD], ["04" + "00" * 64])
 
 
-# --- the client's binding check (FORMATS.md section 5) ---------------------------------------
+# --- the client's binding check (formats.md section 5) ---------------------------------------
 
 
 def _export_payload(target: str) -> str:
@@ -525,7 +525,7 @@ def test_payload_binding_rejects_a_swapped_or_missing_key() -> None:
 def test_payload_binding_reports_hostile_json_as_malformed(payload: str) -> None:
     """PYTHON-LAYER BUG (stamps.py, check_payload_binding): json.loads raises RecursionError for
     deep nesting and ValueError (int digit limit) for huge integers; neither is caught, so bad
-    input escapes as a non-WalletCryptoError (API.md, Errors)."""
+    input escapes as a non-WalletCryptoError (the error contract (docs/reference/errors.md)."""
     client = ewc.KeyPair.generate().public_key_hex()
     assert _binding_code(payload, client) == "PAYLOAD_MALFORMED"
 

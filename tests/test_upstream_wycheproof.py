@@ -156,7 +156,7 @@ def _check_ecdh(
     outcome, shared = _ecdh_outcome(private_key, point)
     result = test["result"]
     # tcId 2 (CompressedPublic) is "acceptable" upstream; the library accepts compressed
-    # points everywhere (API.md), so here it must work like a valid case.
+    # points everywhere (the API reference), so here it must work like a valid case.
     must_agree = result == "valid" or "CompressedPublic" in test["flags"]
     if outcome.startswith("unexpected"):
         failures.append(f"{_case_id(test)}: {outcome}")

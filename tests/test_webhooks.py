@@ -1,4 +1,4 @@
-"""Webhook signatures (FORMATS.md section 10): header {"v":"1","s":base64(DER)} over the raw body,
+"""Webhook signatures (formats.md section 10): header {"v":"1","s":base64(DER)} over the raw body,
 verified with an SPKI PEM or DER key; strict about the header, lenient about nothing."""
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return markdown
 
 
-_SECTION_REF = re.compile(r"FORMATS\.md,?\s+(sections?)\s+(\d+)")
+_SECTION_REF = re.compile(r"(?:docs/)?formats\.md,?\s+(sections?)\s+(\d+)")
 _LEAKS = ("shared/design", "../shared", "FORMATS.md", "API.md")
 
 

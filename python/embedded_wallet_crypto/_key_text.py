@@ -1,4 +1,4 @@
-"""A client key as text, and "the same key" in either SEC1 encoding (FORMATS.md section 2).
+"""A client key as text, and "the same key" in either SEC1 encoding (formats.md section 2).
 
 The encoding a client chose is kept (compressed and uncompressed select different flows), so
 the text is the key as given, in lowercase hex, after the core has validated it. Two keys are

@@ -80,7 +80,7 @@ class PasskeyError(WalletCryptoError):
 
 class OidcError(WalletCryptoError):
     """An OIDC ID token failed a check. ``code`` says which; a server answers every one with
-    ``status`` 401 and the interface's reason ``http_reason`` (FORMATS.md section 11)."""
+    ``status`` 401 and the interface's reason ``http_reason`` (formats.md section 11)."""
 
     default_code = "OIDC_TOKEN_INVALID"
     default_status = 401

@@ -1,4 +1,4 @@
-"""Wallet export envelopes: ``encryptedWalletCredentials`` (FORMATS.md section 8),
+"""Wallet export envelopes: ``encryptedWalletCredentials`` (formats.md section 8),
 rust/core/src/envelope.rs.
 
 The server seals the wallet's secret (the UTF-8 BIP-39 mnemonic, or a raw 32-byte private key)
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 from . import _native
 from ._types import BytesLike, KeyLike
@@ -37,12 +37,12 @@ __all__ = [
     "seal_export_bundle",
 ]
 
-#: The production signer (enclave quorum key) of the real infrastructure (FORMATS.md section 8).
+#: The production signer (enclave quorum key) of the real infrastructure (formats.md section 8).
 PRODUCTION_SIGNER_PUBLIC_KEY = (
     "04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc"
     "8703acd69adca9a4bbf7f5d00d20a5e364b2569"
 )
-#: The pre-production signer of the real infrastructure (FORMATS.md section 8).
+#: The pre-production signer of the real infrastructure (formats.md section 8).
 PREPRODUCTION_SIGNER_PUBLIC_KEY = (
     "04f3422b8afbe425d6ece77b8d2469954715a2ff273ab7ac89f1ed70e0a9325eaa1698b4351fd1b23734e65c0b6"
     "a86b62dd49d70b37c94606aac402cbd84353212"
@@ -137,7 +137,7 @@ _WORD_COUNTS = (12, 15, 18, 21, 24)
 @lru_cache(maxsize=1)
 def _wordlist() -> dict[str, int]:
     """The BIP-39 English list (data/bip39_english.txt, sha256 2f5eed53...dbda), word -> index."""
-    text = resources.files(__package__).joinpath("data/bip39_english.txt").read_text("ascii")
+    text = (Path(__file__).parent / "data" / "bip39_english.txt").read_text("ascii")
     words = text.split()
     if len(words) != 2048:  # pragma: no cover - a broken installation
         raise RuntimeError("the packaged BIP-39 word list is damaged")

@@ -1,6 +1,6 @@
 """HPKE (RFC 9180) mode_base, DHKEM(P-256, HKDF-SHA256) / HKDF-SHA256 / AES-256-GCM.
 
-The defaults are the wallet profile of FORMATS.md section 1: ``info=b"turnkey_hpke"`` and, when
+The defaults are the wallet profile of formats.md section 1: ``info=b"turnkey_hpke"`` and, when
 ``aad`` is None, ``aad = enc || recipient public key`` (both 65-byte uncompressed). Pass
 ``aad=b""`` (or any bytes) for plain RFC 9180 use. All the work happens in rust/core/src/hpke.rs
 with the GIL released.

@@ -1,4 +1,4 @@
-"""Session keys: ``encryptedSessionSigningKey`` (FORMATS.md section 3), rust/core/src/session.rs.
+"""Session keys: ``encryptedSessionSigningKey`` (formats.md section 3), rust/core/src/session.rs.
 
 The server seals a fresh session key to the client's uncompressed ``clientPublicKey``; the
 client opens it with the ephemeral key it generated. A compressed ``clientPublicKey`` selects the

@@ -1,4 +1,4 @@
-"""Stamps: the ``Service-Wallet-Signature`` header (FORMATS.md section 4), rust/core/src/stamp.rs.
+"""Stamps: the ``Service-Wallet-Signature`` header (formats.md section 4), rust/core/src/stamp.rs.
 
 A stamp is ``base64url(JSON {publicKey, scheme, signature})``: a DER ECDSA P-256 / SHA-256
 signature by the session key over the payload bytes exactly as received. Verification of one
@@ -108,7 +108,7 @@ def _payload_malformed(reason: str) -> StampError:
 def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) -> None:
     """Client-side key-swap check before stamping an export or refresh payload.
 
-    The payload's ``parameters.targetPublicKey`` must be the key this client sent (FORMATS.md
+    The payload's ``parameters.targetPublicKey`` must be the key this client sent (formats.md
     section 5); otherwise a server could have the client authorize an export to another key.
 
     Raises:

@@ -1,4 +1,4 @@
-"""Webhook signatures (FORMATS.md section 10).
+"""Webhook signatures (formats.md section 10).
 
 The sender signs the raw request body with DER ECDSA P-256 / SHA-256 and sends the header value
 ``{"v":"1","s":"<standard base64 of the DER signature>"}``; the receiver verifies it with the
@@ -24,7 +24,7 @@ from .keys import KeyPair, verify_signature
 
 __all__ = ["VERSION", "sign_webhook", "verify_webhook_signature"]
 
-#: The only header version (FORMATS.md section 10).
+#: The only header version (formats.md section 10).
 VERSION = "1"
 
 _MALFORMED = "WEBHOOK_SIGNATURE_MALFORMED"

@@ -1,4 +1,4 @@
-"""The ``ewc`` command line (API.md, "Command line").
+"""The ``ewc`` command line (docs/reference/cli.md).
 
 Exit status: 0 success, 1 a check failed (a stamp that does not verify, a sealed key that does
 not open), 2 bad usage (including a file or DIR that cannot be used, or malformed input). Errors

@@ -1,4 +1,4 @@
-"""``ewc open-export`` and ``ewc seal-export``: wallet export envelopes (FORMATS.md section 8).
+"""``ewc open-export`` and ``ewc seal-export``: wallet export envelopes (formats.md section 8).
 
 ``open-export`` verifies an ``encryptedWalletCredentials`` against the pinned signer and prints
 the secret on standard output: the mnemonic (checked against BIP-39) or the hex of a 32-byte

@@ -19,7 +19,7 @@ __all__ = [
     "write_secret",
 ]
 
-# The exit statuses of every command (API.md, "Command line").
+# The exit statuses of every command (docs/reference/cli.md).
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2

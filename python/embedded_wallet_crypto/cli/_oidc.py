@@ -1,4 +1,4 @@
-"""``ewc nonce`` and ``ewc verify-oidc`` (FORMATS.md section 7).
+"""``ewc nonce`` and ``ewc verify-oidc`` (formats.md section 7).
 
 ``verify-oidc`` verifies offline, against a JWKS file; exit 1 when the token fails a check
 (its code and reason are printed as JSON), 2 when an input is unusable (a JWKS that is not one,
@@ -86,7 +86,7 @@ def add_oidc_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     nonce = commands.add_parser(
         "nonce",
         help="client: the OIDC nonce that binds an ID token to a clientPublicKey",
-        description="Print SHA-256 (hex) of the clientPublicKey exactly as given (FORMATS.md "
+        description="Print SHA-256 (hex) of the clientPublicKey exactly as given (formats.md "
         "section 7): pass it as the nonce when requesting the ID token.",
     )
     nonce.add_argument(

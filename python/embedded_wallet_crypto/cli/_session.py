@@ -1,6 +1,6 @@
 """``ewc seal-session-key``, ``open-session-key``, ``stamp`` and ``verify-stamp``.
 
-Session keys follow FORMATS.md section 3, stamps section 4. Private keys are hex files (``-`` is
+Session keys follow formats.md section 3, stamps section 4. Private keys are hex files (``-`` is
 standard input); payloads are read byte for byte, never trimmed or re-encoded.
 """
 

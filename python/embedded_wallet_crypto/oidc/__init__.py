@@ -1,4 +1,4 @@
-"""OIDC ID tokens: the OAUTH credential (API.md "OIDC", FORMATS.md section 7).
+"""OIDC ID tokens: the OAUTH credential (the API reference, formats.md section 7).
 
 A server trusts an ID token only when all of these hold: the signature verifies with the
 issuer's keys (RS256 or ES256; ``none`` and HMAC never), ``iss`` is allowed, ``aud`` is this

@@ -1,4 +1,4 @@
-"""The claim rules of an ID token (FORMATS.md section 7, interface rule 6) and the nonce."""
+"""The claim rules of an ID token (formats.md section 7, interface rule 6) and the nonce."""
 
 from __future__ import annotations
 
@@ -73,10 +73,10 @@ class OidcIdentity:
 
 def nonce_for(client_public_key: str) -> str:
     """The ``nonce`` (or ``tknonce``) that binds an ID token to a session key: the lowercase hex
-    SHA-256 of the clientPublicKey hex string exactly as sent (FORMATS.md section 7).
+    SHA-256 of the clientPublicKey hex string exactly as sent (formats.md section 7).
 
     Raises:
-        InvalidKey: the key is not a hex string, or not a valid P-256 point (FORMATS.md
+        InvalidKey: the key is not a hex string, or not a valid P-256 point (formats.md
             section 2: checked before any other work).
     """
     if not isinstance(client_public_key, str):

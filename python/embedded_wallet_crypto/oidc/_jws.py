@@ -37,7 +37,7 @@ __all__ = [
     "verify_jws",
 ]
 
-#: RS256 and ES256 (FORMATS.md section 7); others only by explicit configuration.
+#: RS256 and ES256 (formats.md section 7); others only by explicit configuration.
 DEFAULT_ALGORITHMS: tuple[str, ...] = ("RS256", "ES256")
 #: Every algorithm that may be configured: asymmetric signatures only.
 SUPPORTED_ALGORITHMS = frozenset(

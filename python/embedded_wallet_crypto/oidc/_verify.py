@@ -133,7 +133,7 @@ def verify_id_token(
     sandbox: bool | Environment | None = None,
     algorithms: Iterable[str] = DEFAULT_ALGORITHMS,
 ) -> OidcIdentity:
-    """Verify an OIDC ID token for the OAUTH credential (FORMATS.md section 7).
+    """Verify an OIDC ID token for the OAUTH credential (formats.md section 7).
 
     Args:
         token: the compact JWS (``oidcToken``).

@@ -1,4 +1,4 @@
-"""Email OTP: the encrypted-OTP envelopes (FORMATS.md section 9) and server-side one-time codes.
+"""Email OTP: the encrypted-OTP envelopes (formats.md section 9) and server-side one-time codes.
 
 Two unrelated halves under one name:
 

@@ -90,8 +90,9 @@ class OneTimeCodes:
             HMAC-SHA256(key, credential, issue id, code) is stored.
         ttl_seconds: the life of a code.
         max_attempts: verification attempts per code, the right one included.
-        min_reissue_interval_seconds, max_issues, issue_window_seconds: re-issue limits (at
-            most ``max_issues`` codes per window, and one per interval).
+        min_reissue_interval_seconds: the least time between two codes for one credential.
+        max_issues: at most this many codes per credential in one window.
+        issue_window_seconds: the length of that window.
         clock: seconds since the epoch.
         sandbox: accept ``000000`` (see ``ewc.policy``; None means the process default).
     """

@@ -1,4 +1,4 @@
-"""The encrypted-OTP envelopes (FORMATS.md section 9), rust/core/src/envelope.rs.
+"""The encrypted-OTP envelopes (formats.md section 9), rust/core/src/envelope.rs.
 
 The server hands out an ``otpEncryptionTargetBundle``, a signed envelope (the section 8 form)
 whose data is ``{"targetPublic", "organizationId", "userId"}``; the client checks it against the
@@ -26,7 +26,7 @@ __all__ = [
     "seal_target_bundle",
 ]
 
-#: The signer of real ``otpEncryptionTargetBundle``s, the TLS-fetcher key (FORMATS.md section 9).
+#: The signer of real ``otpEncryptionTargetBundle``s, the TLS-fetcher key (formats.md section 9).
 TLS_FETCHER_SIGNER_PUBLIC_KEY = (
     "046b4f88421f76b6ba418afc2ea1d8ced671337d7db6b80478a60d8531bf8f17fa9a512f0fef96fc0c9b4cd9df"
     "f70b34992e520ce04c79d931f6ff6296b547d201"
@@ -108,7 +108,8 @@ def encrypt_otp_code(
             lowercase hex in the form given.
         signer_public_key: the pinned signer (default: the TLS-fetcher key).
         sandbox: allow an unsigned (sandbox) target bundle; a signed one is always verified.
-        organization_id, user_id: when given, the signed values must equal them.
+        organization_id: when given, the bundle's signed ``organizationId`` must equal it.
+        user_id: when given, the bundle's signed ``userId`` must equal it.
 
     Returns:
         The ``encryptedOtpBundle``: JSON ``{"encappedPublic", "ciphertext"}`` (encoded once).

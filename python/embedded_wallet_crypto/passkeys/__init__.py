@@ -3,7 +3,7 @@
 - :func:`verify_registration` checks a new credential's attestation (every format and
   algorithm py_webauthn supports) and returns the :class:`RegisteredPasskey` to store.
 - :func:`verify_assertion` checks a login; ES256 signatures run in the native core.
-- :func:`session_challenge` is the challenge of a session-creation body (FORMATS.md section 6);
+- :func:`session_challenge` is the challenge of a session-creation body (formats.md section 6);
   :func:`issue_session_challenge` and :func:`verify_session_assertion` are the server's two
   ends of a passkey login whose challenge binds the client's session key.
 - :class:`SoftwareAuthenticator` is a real ES256 authenticator in software.

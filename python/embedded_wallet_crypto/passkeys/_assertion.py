@@ -41,7 +41,7 @@ __all__ = ["SANDBOX_PASSKEY_SIGNATURE", "VerifiedAssertion", "verify_assertion"]
 
 #: The interface's sandbox value of ``assertion.signature``, accepted only in sandbox.
 SANDBOX_PASSKEY_SIGNATURE = "sandbox-valid-passkey-signature"
-#: The interface's reason for a wrong signature (FORMATS.md section 11).
+#: The interface's reason for a wrong signature (formats.md section 11).
 _INVALID_SIGNATURE = "Invalid passkey signature"
 
 
@@ -109,7 +109,7 @@ def verify_assertion(
             signature, userHandle}`` or the standard WebAuthn JSON, as a dict or JSON text.
         credential_public_key: the COSE key stored at registration (``RegisteredPasskey``).
         expected_challenge: the raw challenge bytes; for a session challenge that is
-            ``session_challenge(body).encode()`` (FORMATS.md section 6).
+            ``session_challenge(body).encode()`` (formats.md section 6).
         rp_id: the relying party ID; the rpIdHash must be its SHA-256.
         origin: the allowed origin, or a list of them.
         current_sign_count: the stored counter. When either counter is non-zero the new one

@@ -49,7 +49,7 @@ _CBOR2_SEMANTIC_TAGS = (
 
 
 def b64url_encode(data: bytes) -> str:
-    """Unpadded base64url, the encoding of every binary WebAuthn value (FORMATS.md section 6)."""
+    """Unpadded base64url, the encoding of every binary WebAuthn value (formats.md section 6)."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 

@@ -6,7 +6,7 @@
 - The standard WebAuthn JSON (``PublicKeyCredential.toJSON()``, what py_webauthn takes):
   ``{id, rawId, type: "public-key", response: {clientDataJSON, ...}}``.
 
-Either may be given as a dict or as its JSON text. Binary values are base64url (FORMATS.md
+Either may be given as a dict or as its JSON text. Binary values are base64url (formats.md
 section 6).
 """
 

@@ -1,8 +1,8 @@
 """Session challenges: a passkey login that commits to the client's session key.
 
-FORMATS.md section 6: ``/challenge`` answers with the lowercase hex SHA-256 of the canonical
+formats.md section 6: ``/challenge`` answers with the lowercase hex SHA-256 of the canonical
 session-creation body, which binds the ``clientPublicKey``; the WebAuthn challenge bytes are the
-64 ASCII bytes of that hex. The body here has the shape of FORMATS.md section 5 (compact JSON,
+64 ASCII bytes of that hex. The body here has the shape of formats.md section 5 (compact JSON,
 sorted keys) and binds, besides the key, the ``requestId`` that ``/verify`` must present and the
 account. The server keeps the body under the requestId; at ``/verify`` it recomputes the
 challenge from that body, so an assertion over any other key, request or account fails.
@@ -35,13 +35,13 @@ __all__ = [
     "verify_session_assertion",
 ]
 
-#: FORMATS.md section 5, the activity that creates (or refreshes) a read-write session.
+#: formats.md section 5, the activity that creates (or refreshes) a read-write session.
 SESSION_ACTIVITY_TYPE = "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2"
 
 
 def session_challenge(session_creation_body: str | BytesLike) -> str:
     """The session challenge of a session-creation body: lowercase hex SHA-256 of its bytes
-    exactly as given (a ``str`` means its UTF-8 bytes). FORMATS.md section 6."""
+    exactly as given (a ``str`` means its UTF-8 bytes). formats.md section 6."""
     if isinstance(session_creation_body, str):
         data = session_creation_body.encode("utf-8", "surrogatepass")
     else:

@@ -1,7 +1,7 @@
 """Signed retries (``ewc.signed_retry``): the server's two-step protocol.
 
 Leg one, ``SignedRetry.issue``, returns the 202 ``SignedRequestChallenge`` with the exact
-``payloadToSign`` (FORMATS.md section 5); leg two, ``SignedRetry.verify``, accepts the retry's
+``payloadToSign`` (formats.md section 5); leg two, ``SignedRetry.verify``, accepts the retry's
 ``Request-Id`` and ``Service-Wallet-Signature`` once, from an active session of the account,
 over the stored payload, before ``expiresAt``, with the bound ``clientPublicKey`` unchanged.
 

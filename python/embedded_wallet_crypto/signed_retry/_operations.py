@@ -1,4 +1,4 @@
-"""The signed-retry operations and their ``payloadToSign`` (FORMATS.md section 5).
+"""The signed-retry operations and their ``payloadToSign`` (formats.md section 5).
 
 Each operation has the activity ``type`` the real infrastructure uses, the ``parameters`` it
 needs, the credential type its 202 response reports (service interface, SignedRequestChallenge)
@@ -43,7 +43,7 @@ class Operation(str, Enum):
 
     @property
     def activity_type(self) -> str:
-        """The payload's ``type`` (FORMATS.md section 5)."""
+        """The payload's ``type`` (formats.md section 5)."""
         return _SPECS[self].activity_type
 
     @property

@@ -1,5 +1,5 @@
 """``SignedRetry``: the server's two-step signed-retry protocol (service interface,
-Authentication rule 8; FORMATS.md sections 4, 5 and 11).
+Authentication rule 8; formats.md sections 4, 5 and 11).
 
 Leg one, :meth:`SignedRetry.issue`, stores the exact ``payloadToSign`` under a fresh
 ``Request:<uuid4>`` and returns the 202 challenge. Leg two, :meth:`SignedRetry.verify`, checks
@@ -153,12 +153,12 @@ class SignedRetry:
         bound_client_public_key: KeyLike | None = None,
         credential_type: str | None = None,
     ) -> SignedRequestChallenge:
-        """Leg one: build and store the ``payloadToSign`` (FORMATS.md section 5).
+        """Leg one: build and store the ``payloadToSign`` (formats.md section 5).
 
         Args:
             account_id: the internal account the retry must come from.
             operation: an :class:`Operation` or its name.
-            parameters: the payload's parameters, named as in FORMATS.md section 5. For export
+            parameters: the payload's parameters, named as in formats.md section 5. For export
                 and refresh, ``targetPublicKey`` is set to ``bound_client_public_key``.
             organization_id: the payload's ``organizationId``.
             bound_client_public_key: the request body's ``clientPublicKey``; required for

@@ -47,7 +47,7 @@ def _optional_key(inputs: Inputs, name: str) -> ewc.KeyPair | None:
 
 
 def _signed_fields(bundle: str, signer: ewc.KeyPair | None) -> dict[str, str]:
-    """The envelope's fields, checked: written in FORMATS.md order, v1.0.0, and the signature
+    """The envelope's fields, checked: written in formats.md order, v1.0.0, and the signature
     verifies over the data bytes with the signer (empty fields without one)."""
     envelope = json.loads(bundle)
     if list(envelope) != _ENVELOPE_FIELDS or envelope["version"] != "v1.0.0":

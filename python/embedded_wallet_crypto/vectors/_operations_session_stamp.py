@@ -10,7 +10,7 @@ import embedded_wallet_crypto as ewc
 
 from ._inputs import Inputs, Mismatch, agree, input_bool, input_bytes, input_text
 
-# FORMATS.md section 3: compressed enc (33) || ciphertext of the 32-byte scalar with its tag (48).
+# formats.md section 3: compressed enc (33) || ciphertext of the 32-byte scalar with its tag (48).
 SEALED_SESSION_KEY_LEN = 81
 
 

@@ -1,5 +1,5 @@
 //! base58 (Bitcoin alphabet) and base58check: payload || first 4 bytes of SHA-256(SHA-256(payload)),
-//! no version byte (FORMATS.md section 3). Decoding is strict: no whitespace, nothing outside the
+//! no version byte (formats.md section 3). Decoding is strict: no whitespace, nothing outside the
 //! alphabet, and the checksum must match.
 //!
 //! The conversion works on limbs, not single digits: encoding reads the input 32 bits at a time

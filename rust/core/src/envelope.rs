@@ -1,4 +1,4 @@
-//! The signed envelope of wallet exports and OTP target bundles (FORMATS.md sections 8, 9, 12),
+//! The signed envelope of wallet exports and OTP target bundles (formats.md sections 8, 9, 12),
 //! the legacy v0 export, and the `encryptedOtpBundle` the client sends back.
 //!
 //! `{"version": "v1.0.0", "data": hex, "dataSignature": hex, "enclaveQuorumPublic": hex}`:
@@ -586,7 +586,7 @@ pub struct Sealed {
 }
 
 impl Sealed {
-    /// HPKE-open in the profile of FORMATS.md section 1; any failure is `DECRYPTION_FAILED`.
+    /// HPKE-open in the profile of formats.md section 1; any failure is `DECRYPTION_FAILED`.
     pub fn open(&self, key: &KeyPair) -> Result<Zeroizing<Vec<u8>>> {
         hpke::open(key, &self.enc, PROFILE_INFO, Aad::Profile, &self.ciphertext)
     }
@@ -607,7 +607,7 @@ fn seal_profile(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Export (FORMATS.md section 8)
+// Export (formats.md section 8)
 
 /// Client: the envelope checks of an export bundle (v1.0.0, or legacy v0), every one before the
 /// decryption: version, signer pinned, signature, the signed data, the organization. Returns the
@@ -756,7 +756,7 @@ fn seal_export_inner(
 }
 
 // ---------------------------------------------------------------------------------------------
-// OTP target bundles and the encryptedOtpBundle (FORMATS.md sections 9, 12)
+// OTP target bundles and the encryptedOtpBundle (formats.md sections 9, 12)
 
 /// Server: the `otpEncryptionTargetBundle` for a target key (SEC1); `signer = None` writes the
 /// sandbox form. Errors: `InvalidKey` for the target, then `ENVELOPE_PARAMETERS_INVALID` for an

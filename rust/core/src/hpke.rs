@@ -1,7 +1,7 @@
 //! HPKE, RFC 9180, mode_base: DHKEM(P-256, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM or
 //! AES-256-GCM. Function names follow the RFC's own steps (section 4 and 5).
 //!
-//! The wallet profile (FORMATS.md section 1) is AES-256-GCM, `info = "turnkey_hpke"` and
+//! The wallet profile (formats.md section 1) is AES-256-GCM, `info = "turnkey_hpke"` and
 //! `aad = enc || pkR`, both uncompressed; [`Aad::Profile`] selects that AAD. Every secret on the
 //! way (DH output, shared secret, PRKs, key, nonce, exporter secret) is wiped on drop, and every
 //! failure to open is the one generic [`Error::decryption`].
@@ -34,7 +34,7 @@ const AEAD_NN: usize = 12;
 const HPKE_VERSION: &[u8] = b"HPKE-v1";
 /// `suite_id = "KEM" || I2OSP(kem_id, 2)` (RFC 9180 section 4.1).
 const KEM_SUITE_ID: [u8; 5] = [b'K', b'E', b'M', 0x00, 0x10];
-/// The wallet profile's `info` (FORMATS.md section 1).
+/// The wallet profile's `info` (formats.md section 1).
 pub const PROFILE_INFO: &[u8] = b"turnkey_hpke";
 
 /// An AEAD of RFC 9180 section 7.3 that this core supports.
@@ -82,7 +82,7 @@ impl AeadId {
 /// The AAD of a single-shot seal or open.
 #[derive(Clone, Copy, Debug)]
 pub enum Aad<'a> {
-    /// FORMATS.md section 1: `enc || pkR`, each 65-byte uncompressed SEC1.
+    /// formats.md section 1: `enc || pkR`, each 65-byte uncompressed SEC1.
     Profile,
     /// Plain RFC 9180: exactly these bytes.
     Explicit(&'a [u8]),

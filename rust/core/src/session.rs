@@ -1,4 +1,4 @@
-//! `encryptedSessionSigningKey` (FORMATS.md section 3): the server seals a fresh session key to
+//! `encryptedSessionSigningKey` (formats.md section 3): the server seals a fresh session key to
 //! the client's uncompressed clientPublicKey; the client opens it.
 //!
 //! Wire form: `base58check(compressed enc (33) || AES-256-GCM ciphertext of the 32-byte scalar

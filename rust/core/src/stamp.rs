@@ -1,4 +1,4 @@
-//! The `Service-Wallet-Signature` stamp (FORMATS.md section 4):
+//! The `Service-Wallet-Signature` stamp (formats.md section 4):
 //! `base64url_nopad(JSON {"publicKey", "scheme", "signature"})`, a DER ECDSA P-256 / SHA-256
 //! signature over the payload bytes exactly as received.
 //!
@@ -18,7 +18,7 @@ use crate::der;
 use crate::error::{Error, Result};
 use crate::p256::{cached_verifying_key, KeyPair, PublicKey, VerifyingKey, COMPRESSED_LEN};
 
-/// The only scheme (FORMATS.md section 4).
+/// The only scheme (formats.md section 4).
 pub const SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
 
 /// A stamp is written unpadded; it is read padded (canonical `=`s) or unpadded, nothing between.

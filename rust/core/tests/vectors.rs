@@ -127,7 +127,7 @@ fn run_case(operation: &str, inputs: &Value) -> Outcome {
             let sealed = session::seal_session_key(&client, &session_key)?;
             assert_eq!(base58::check_decode(&sealed)?.len(), session::SEALED_LEN);
             // The core has no deterministic session-key seal: the same steps with a fixed
-            // ephemeral key (FORMATS.md section 3).
+            // ephemeral key (formats.md section 3).
             let scalar = session_key.private_key_bytes()?;
             let (enc, ciphertext) = hpke::seal_with_ephemeral(
                 &PublicKey::from_sec1(&client)?,
@@ -170,7 +170,7 @@ fn run_case(operation: &str, inputs: &Value) -> Outcome {
     }
 }
 
-/// The export and OTP envelope operations (FORMATS.md sections 8 and 9), run through
+/// The export and OTP envelope operations (formats.md sections 8 and 9), run through
 /// `ewc_core::envelope` with the case's `sandbox` input as the caller's sandbox decision.
 const ENVELOPE_OPERATIONS: &[&str] = &[
     "export_open",

@@ -1,5 +1,5 @@
 //! Bindings of `ewc_core::envelope`: export envelopes, OTP target bundles and the
-//! `encryptedOtpBundle` (FORMATS.md sections 8, 9). Conversions only; the checks, their order
+//! `encryptedOtpBundle` (formats.md sections 8, 9). Conversions only; the checks, their order
 //! and their messages are the core's. The caller (the Python layer) resolves the sandbox policy
 //! and passes a bool.
 //! Arguments are converted by hand (`convert::bytes_arg`, `text_arg`, `keys::private_key_arg`)

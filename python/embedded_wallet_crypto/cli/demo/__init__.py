@@ -2,7 +2,7 @@
 
 Each step is a name and a function that prints what it sends through ``show`` and raises (any
 exception) when the flow misbehaves. The first steps, here, exercise the primitives; the rest
-follow one wallet through a session and a signed export retry (``_wallet``, FORMATS.md sections
+follow one wallet through a session and a signed export retry (``_wallet``, formats.md sections
 2-5, 11), the export and OTP envelopes (``_envelopes``) and passkeys (``_passkeys``), with the
 attacks the server must reject. ``_show`` holds what every step shares.
 """
@@ -72,7 +72,7 @@ def _signatures(show: Show) -> None:
 
 
 def _sealed_session_key_bytes(show: Show) -> None:
-    # FORMATS.md section 3: base58check(compressed enc || ciphertext), 81 bytes decoded.
+    # formats.md section 3: base58check(compressed enc || ciphertext), 81 bytes decoded.
     client = ewc.KeyPair.generate()
     text = ewc.seal_session_key(client.public_key_bytes(), ewc.KeyPair.generate())
     payload = ewc.b58check_decode(text)

@@ -1,4 +1,4 @@
-"""``ewc demo`` steps for the signed envelopes: the wallet export round trip (FORMATS.md
+"""``ewc demo`` steps for the signed envelopes: the wallet export round trip (formats.md
 section 8) and the encrypted email OTP round trip (section 9), each with tampered envelopes
 that the receiving side must reject."""
 

@@ -1,5 +1,5 @@
 """``ewc demo`` steps for passkeys: a registration with the software authenticator, then a login
-whose challenge binds the client's key (FORMATS.md section 6), with the attacks the server must
+whose challenge binds the client's key (formats.md section 6), with the attacks the server must
 reject."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class PasskeyDemo:
     registered: passkeys.RegisteredPasskey | None = None
 
     def register(self, show: Show) -> None:
-        challenge = os.urandom(32)  # issued by the platform backend (FORMATS.md section 6)
+        challenge = os.urandom(32)  # issued by the platform backend (formats.md section 6)
         attestation = self.authenticator.register(rp_id=RP_ID, origin=ORIGIN, challenge=challenge)
         show(f"client -> server  attestation {short_json(attestation)}")
         self.registered = passkeys.verify_registration(

@@ -1,4 +1,4 @@
-"""``ewc demo`` steps 1-6: one wallet through a session and a signed export retry (FORMATS.md
+"""``ewc demo`` steps 1-6: one wallet through a session and a signed export retry (formats.md
 sections 2-5, 11), with the attacks the server must reject."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import _reference as ref
 
-#: The wallet profile's HPKE info (FORMATS.md section 1).
+#: The wallet profile's HPKE info (formats.md section 1).
 PROFILE_INFO = b"turnkey_hpke"
 
 SCHEMA = "ewc-vectors/1"

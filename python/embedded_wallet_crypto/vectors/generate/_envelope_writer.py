@@ -1,4 +1,4 @@
-"""An independent writer of signed envelopes for the export and OTP vectors (FORMATS.md sections
+"""An independent writer of signed envelopes for the export and OTP vectors (formats.md sections
 8 and 9): ``json`` from the standard library, RFC 6979 ECDSA and the RFC 9180 reference of
 ``_reference``; never the library under test."""
 

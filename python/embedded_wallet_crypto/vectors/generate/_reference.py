@@ -203,7 +203,7 @@ def hpke_seal(
     aad: bytes | None,
 ) -> tuple[bytes, bytes]:
     """Single-shot SealBase with a fixed ephemeral key; ``aad=None`` is the wallet profile's
-    ``enc || recipient public key`` (FORMATS.md section 1). Returns (enc, ciphertext)."""
+    ``enc || recipient public key`` (formats.md section 1). Returns (enc, ciphertext)."""
     ephemeral = private_key(ephemeral_private_key)
     recipient = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), recipient_public_key)
     enc = public_key_bytes(ephemeral_private_key)

@@ -1,5 +1,5 @@
 """The malformed stamps of stamp.json: every way a stamp's base64url, JSON, scheme, key or DER
-can be wrong (FORMATS.md section 4), each WALLET_SIGNATURE_MALFORMED (MISSING when empty)."""
+can be wrong (formats.md section 4), each WALLET_SIGNATURE_MALFORMED (MISSING when empty)."""
 
 from __future__ import annotations
 

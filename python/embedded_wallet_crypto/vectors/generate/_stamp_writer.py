@@ -1,4 +1,4 @@
-"""An independent ``Service-Wallet-Signature`` writer for the stamp vectors (FORMATS.md section 4).
+"""An independent ``Service-Wallet-Signature`` writer for the stamp vectors (formats.md section 4).
 
 RFC 6979 signatures from pyca/cryptography, ``json`` and ``base64`` from the standard library:
 never ``ewc.create_stamp``, so that the vectors test the library against another writer.
@@ -25,7 +25,7 @@ Fields = dict[str, str]
 
 @functools.cache
 def export_payload() -> bytes:
-    """An export payloadToSign (FORMATS.md section 5) bound to the session-key vectors' client."""
+    """An export payloadToSign (formats.md section 5) bound to the session-key vectors' client."""
     payload = {
         "organizationId": "org-vectors",
         "parameters": {

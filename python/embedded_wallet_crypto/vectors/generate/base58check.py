@@ -1,4 +1,4 @@
-"""base58check.json: Bitcoin-alphabet base58check without a version byte (FORMATS.md section 3)."""
+"""base58check.json: Bitcoin-alphabet base58check without a version byte (formats.md section 3)."""
 
 from __future__ import annotations
 

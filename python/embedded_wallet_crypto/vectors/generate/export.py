@@ -1,4 +1,4 @@
-"""export.json: wallet export envelopes, encryptedWalletCredentials (FORMATS.md section 8)."""
+"""export.json: wallet export envelopes, encryptedWalletCredentials (formats.md section 8)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from . import _envelope_writer as w
 from ._common import Case, case, flip_bit, key, seal, vector_file
 
 DESCRIPTION = (
-    "Wallet export envelopes (FORMATS.md section 8): {version v1.0.0, data (hex of the JSON "
+    "Wallet export envelopes (formats.md section 8): {version v1.0.0, data (hex of the JSON "
     "{encappedPublic, ciphertext, organizationId}), dataSignature (DER over the data bytes), "
     "enclaveQuorumPublic}. export_open checks in order: version, signer pinned (the embedded "
     "key must be signer_public_key), signature over the exact data bytes (high-S accepted), "
@@ -78,7 +78,7 @@ def _open(
 
 
 def _utf8(document: dict[str, Any]) -> bytes:
-    """Compact JSON with non-ASCII characters as raw UTF-8 (FORMATS.md section 12)."""
+    """Compact JSON with non-ASCII characters as raw UTF-8 (formats.md section 12)."""
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
 
 

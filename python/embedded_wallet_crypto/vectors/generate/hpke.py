@@ -9,7 +9,7 @@ from ._common import PROFILE_INFO, Case, case, flip_bit, ikm, key, seal, stream,
 
 DESCRIPTION = (
     "HPKE (RFC 9180) mode_base, DHKEM(P-256, HKDF-SHA256) / HKDF-SHA256 / AES-256-GCM: "
-    "DeriveKeyPair, single-shot seal and open in the wallet profile of FORMATS.md section 1 "
+    "DeriveKeyPair, single-shot seal and open in the wallet profile of formats.md section 1 "
     "(info 'turnkey_hpke', aad null = enc || recipient public key) and with explicit aad or "
     "info, and open failures (tampered enc, ciphertext, tag, aad or info, wrong key, truncation, "
     "invalid enc points) that must all raise DECRYPTION_FAILED."
@@ -92,7 +92,7 @@ def _seal_cases() -> list[Case]:
             session_key,
             PROFILE_INFO,
             None,
-            "a 32-byte P-256 scalar, as in encryptedSessionSigningKey (FORMATS.md section 3)",
+            "a 32-byte P-256 scalar, as in encryptedSessionSigningKey (formats.md section 3)",
         ),
         ("hpke-seal-profile-81-bytes", stream("pt-81", 81), PROFILE_INFO, None, "81 bytes"),
         ("hpke-seal-profile-1024-bytes", stream("pt-1024", 1024), PROFILE_INFO, None, "1 KiB"),
@@ -257,7 +257,7 @@ def _open_cases() -> list[Case]:
             ciphertext=ciphertext,
             plaintext=session_key,
             comment="enc given as 33-byte compressed SEC1; the profile aad and the KEM "
-            "context still use the 65-byte form (FORMATS.md section 3)",
+            "context still use the 65-byte form (formats.md section 3)",
         ),
         _open_case(
             "hpke-open-explicit-aad",

@@ -1,4 +1,4 @@
-"""oidc.json: OIDC ID tokens for the OAUTH credential (FORMATS.md section 7).
+"""oidc.json: OIDC ID tokens for the OAUTH credential (formats.md section 7).
 
 Tokens are minted by ``_jwt_mint`` with the project's own test keys (ES256: RFC 9180
 DeriveKeyPair over a label, RFC 6979 signatures; RS256: a label-derived RSA-2048 key), so the
@@ -18,7 +18,7 @@ from ._common import Case, case, key, vector_file
 from ._jwt_mint import b64url, es256_jwk, rsa_jwk, rsa_test_key, segment, sign_es256, sign_rs256
 
 DESCRIPTION = (
-    "OIDC ID tokens (FORMATS.md section 7) verified at a fixed now: ES256 and RS256 signatures "
+    "OIDC ID tokens (formats.md section 7) verified at a fixed now: ES256 and RS256 signatures "
     "from a JWKS matched by kid and alg, iss allow-list, aud, exp, iat at most 60 s old and at "
     "most 5 s ahead, and the nonce (or tknonce) binding to the clientPublicKey. Refused: alg "
     "none, HS256 keyed with the issuer's public key, unknown kid, bad shapes and base64."
@@ -231,7 +231,7 @@ def _nonce_cases() -> list[Case]:
             "oidc_nonce",
             {"client_public_key": example},
             expected={"nonce": "1663bba492a323085b13895634a3618792c4ec6896f3c34ef3c26396df22ef82"},
-            comment="FORMATS.md section 7's published example (a compressed key)",
+            comment="formats.md section 7's published example (a compressed key)",
         ),
         case(
             "oidc-nonce-uncompressed",

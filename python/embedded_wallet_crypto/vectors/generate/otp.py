@@ -1,4 +1,4 @@
-"""otp.json: encrypted email OTP (FORMATS.md section 9)."""
+"""otp.json: encrypted email OTP (formats.md section 9)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from . import _reference as ref
 from ._common import Case, case, key, seal, vector_file
 
 DESCRIPTION = (
-    "Encrypted email OTP (FORMATS.md section 9). otp_target_seal: the otpEncryptionTargetBundle "
+    "Encrypted email OTP (formats.md section 9). otp_target_seal: the otpEncryptionTargetBundle "
     "data {targetPublic, organizationId, userId} the server signs. otp_encrypt: the client "
     "checks the target bundle (version, signer pinned, signature over the data bytes, "
     "organization and user when given; unsigned only with sandbox true), then HPKE-seals "

@@ -5,7 +5,7 @@ with RFC 6979 (pyca/cryptography), so the file is the same on every run. What no
 authenticator writes (another ceremony's type, tampered bytes, truncation, non-map CBOR) is
 built or damaged here (``_passkey_writer``). Expected values come from the inputs chosen here:
 the credential ids and keys, the COSE key encoded by cbor2, the session-creation body by
-``json`` and its challenge by ``hashlib`` (FORMATS.md section 6), never from the library.
+``json`` and its challenge by ``hashlib`` (formats.md section 6), never from the library.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ._passkey_writer import (
 SANDBOX_PASSKEY_SIGNATURE = "sandbox-valid-passkey-signature"
 
 DESCRIPTION = (
-    "Passkeys (WebAuthn, FORMATS.md section 6): registrations with fmt none and packed "
+    "Passkeys (WebAuthn, formats.md section 6): registrations with fmt none and packed "
     "self-attestation and assertions by a software ES256 authenticator, session challenges "
     "that bind the clientPublicKey and requestId, and every rejection with its PASSKEY_* code: "
     "wrong challenge, origin, rpId or type, UP not set, UV required but not set, sign-count "

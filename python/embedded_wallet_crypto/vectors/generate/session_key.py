@@ -1,4 +1,4 @@
-"""session_key.json: encryptedSessionSigningKey seal and open (FORMATS.md section 3)."""
+"""session_key.json: encryptedSessionSigningKey seal and open (formats.md section 3)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from . import _reference as ref
 from ._common import PROFILE_INFO, Case, case, flip_bit, key, seal, vector_file
 
 DESCRIPTION = (
-    "encryptedSessionSigningKey (FORMATS.md section 3): base58check(compressed enc (33 bytes) || "
+    "encryptedSessionSigningKey (formats.md section 3): base58check(compressed enc (33 bytes) || "
     "AES-256-GCM ciphertext of the 32-byte session scalar with its tag), sealed in the HPKE "
     "profile of section 1. session_key_seal: deterministic seals with a fixed ephemeral key, "
     "and the client keys that cannot be sealed to (compressed: CLIENT_HELD_KEY; malformed). "

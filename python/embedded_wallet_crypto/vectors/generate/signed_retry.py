@@ -4,7 +4,7 @@ Each case is a sequence of steps on one ``SignedRetry`` with a ``MemoryStore``: 
 (``now_ms`` per step), fixed keys (RFC 9180 DeriveKeyPair), request ids taken in order from
 ``request_ids`` by each successful issue, and stamps written by ``_stamp_writer`` (RFC 6979,
 independent of the library). The expected outcome of every step is written out here: the 202
-body of an issue (FORMATS.md section 5), what a verify accepted, or the error code and status.
+body of an issue (formats.md section 5), what a verify accepted, or the error code and status.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ._common import Case, case, key, vector_file
 from ._stamp_writer import SANDBOX_STAMP, compact_json, encode_stamp, stamp_fields
 
 DESCRIPTION = (
-    "The signed-retry protocol (service interface, Authentication rule 8; FORMATS.md sections 4, "
+    "The signed-retry protocol (service interface, Authentication rule 8; formats.md sections 4, "
     "5 and 11) as scenarios with a fixed clock: the payloadToSign of every operation, one "
     "accepted retry per challenge, and every rejection with its code and HTTP status: missing "
     "Request-Id or stamp, unknown, expired or reused request ids, a stamp over other bytes or "
@@ -250,7 +250,7 @@ def _operation_cases() -> list[Case]:
     for operation in OPERATIONS:
         scenario = Scenario(
             f"{operation.lower().replace('_', '-')}-once",
-            f"{operation}: the payloadToSign of FORMATS.md section 5, one accepted retry, then "
+            f"{operation}: the payloadToSign of formats.md section 5, one accepted retry, then "
             "the same retry again is REQUEST_ID_USED",
         )
         rid = scenario.issue(operation)

@@ -1,4 +1,4 @@
-"""stamp.json: the ``Service-Wallet-Signature`` stamp (FORMATS.md section 4).
+"""stamp.json: the ``Service-Wallet-Signature`` stamp (formats.md section 4).
 
 Every stamp is written by ``_stamp_writer`` (independent of the library), in every shape a real
 client may send; the malformed ones are in ``_stamp_malformed``.
@@ -28,7 +28,7 @@ from ._stamp_writer import (
 )
 
 DESCRIPTION = (
-    "Service-Wallet-Signature stamps (FORMATS.md section 4): base64url(JSON {publicKey, "
+    "Service-Wallet-Signature stamps (formats.md section 4): base64url(JSON {publicKey, "
     "scheme, signature}) with a DER ECDSA P-256 / SHA-256 signature over the payload bytes. "
     "Accepted: any key order, JSON whitespace, padded or unpadded base64url, high-S and low-S, "
     "and the sandbox value with sandbox on. Rejected: a payload changed by one byte or by "
@@ -39,7 +39,7 @@ DESCRIPTION = (
 
 def _payload_cases() -> list[Case]:
     payloads = [
-        ("export-payload", export_payload(), "an export payloadToSign (FORMATS.md section 5)"),
+        ("export-payload", export_payload(), "an export payloadToSign (formats.md section 5)"),
         ("empty-payload", b"", "an empty payload"),
         ("utf8-payload", '{"memo":"café ☕ 東京"}'.encode(), "non-ASCII UTF-8 bytes"),
         ("binary-payload", stream("stamp-binary", 64), "bytes that are not UTF-8"),
