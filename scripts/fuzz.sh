@@ -2,6 +2,9 @@
 # Fuzzes the Rust core (cargo-fuzz, one libFuzzer process at a time) and the Python entry points.
 #   scripts/fuzz.sh            # 20 s per Rust target, then the Python harness (CI)
 #   scripts/fuzz.sh 600        # 10 minutes per target, and a longer Python run
+# PYTHON (default .venv/bin/python) runs tests/fuzz/fuzz_entry_points.py; PY_EXAMPLES sets its
+# calls per entry point (default 100 per second of the Rust budget). After a long run, refresh
+# the committed corpus with `cargo fuzz cmin -O <target> <run corpus>` (see rust/core/fuzz).
 # Exits non-zero on any crash, panic or contract violation. Stable Rust works: the sanitizer
 # flags need RUSTC_BOOTSTRAP=1. Fuzz builds use their own target directory.
 set -euo pipefail
@@ -20,6 +23,8 @@ fi
 
 cd "$ROOT/rust/core"
 start=$(date +%s)
+# cargo fuzz has no --locked: check that the committed fuzz/Cargo.lock is current first.
+cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null
 cargo fuzz build -O
 echo "build: $(( $(date +%s) - start )) s"
 
