@@ -73,7 +73,7 @@ def main() -> None:
         directory = target_root / target
         directory.mkdir(parents=True, exist_ok=True)
         for item in dict.fromkeys(items):
-            (directory / hashlib.sha1(item).hexdigest()).write_bytes(item)
+            (directory / hashlib.sha1(item, usedforsecurity=False).hexdigest()).write_bytes(item)
             total += 1
     print(f"{total} seeds written under {target_root}")
 
