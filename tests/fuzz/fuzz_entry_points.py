@@ -135,6 +135,15 @@ def mutate(rng: random.Random, value: object) -> object:
     return rng.choice(HOSTILE)()
 
 
+def diff(old: object, new: object) -> str:
+    """A short description of a mutation (the first differing item of a dict)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in old:
+            if not same(old[key], new.get(key)):
+                return f"[{key!r}] {old[key]!r:.60} -> {new.get(key)!r:.60}"
+    return f"{old!r:.60} -> {new!r:.60}"
+
+
 def same(a: object, b: object) -> bool:
     """Equal content (a bytes or str subclass with the same content is not a change)."""
     for kind in (bytes, str):
@@ -418,10 +427,11 @@ STRICT = {
 
 
 def unsigned_view(result: object) -> str:
-    """The result without what no signature covers: a WebAuthn assertion's credentialId is
-    chosen by the client (the caller looks the key up by it) and echoed back unchanged."""
+    """The result without what no signature covers: a WebAuthn assertion's credentialId and
+    userHandle are sent beside the signed data, and echoed back unchanged (the caller must
+    match them to the stored credential)."""
     if dataclasses.is_dataclass(result) and type(result).__name__ == "VerifiedAssertion":
-        result = dataclasses.replace(result, credential_id=b"")  # type: ignore[type-var]
+        result = dataclasses.replace(result, credential_id=b"", user_handle=None)  # type: ignore[type-var]
     return repr(result)
 
 
@@ -484,6 +494,7 @@ def main() -> int:
                 except Exception:  # a valid input may be refused today
                     base_results[index] = None
             kwargs = dict(base)
+            changed_keys: list[str] = []
             mutated = strict_changed = False
             signed_keys = SIGNED.get(name)
             if kwargs:
@@ -491,6 +502,7 @@ def main() -> int:
                     new = mutate(rng, kwargs[key])
                     if not same(new, kwargs[key]) and (signed_keys is None or key in signed_keys):
                         mutated = True
+                        changed_keys.append(f"{key}: {diff(kwargs[key], new)}")
                         strict_changed |= key in STRICT.get(name, ())
                     kwargs[key] = new
             else:
@@ -506,7 +518,7 @@ def main() -> int:
                     else problem[:60]
                 )
                 if (name, kind) not in seen:
-                    seen[(name, kind)] = (problem, kwargs)
+                    seen[(name, kind)] = (f"{problem}\n    changed: {changed_keys}", kwargs)
         print(f"{name}: {calls} calls in {time.monotonic() - start:.1f} s")
     for (name, _), (problem, kwargs) in seen.items():
         shown = {k: (v if len(repr(v)) < 200 else repr(v)[:200] + "...") for k, v in kwargs.items()}
