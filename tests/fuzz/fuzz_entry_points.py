@@ -146,7 +146,8 @@ def diff(old: object, new: object) -> str:
 
 def same(a: object, b: object) -> bool:
     """Equal content (a bytes or str subclass with the same content is not a change)."""
-    if isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)) and isinstance(a, str) != isinstance(b, str):
+    one_of_each = isinstance(a, str) != isinstance(b, str)
+    if one_of_each and isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
         text, data = (a, b) if isinstance(a, str) else (b, a)
         return text.encode("utf-8", "surrogatepass") == bytes(data)  # payloads take either
     for kind in (bytes, str):
