@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Seeds each fuzz target's corpus from the project's vectors/*.json (valid and invalid inputs).
+
+Usage: python3 rust/core/fuzz/seed_corpus.py [OUT_DIR]   (default: rust/core/fuzz/corpus)
+File names are the SHA-1 of the content, as libFuzzer names its own corpus entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+VECTORS = ROOT / "vectors"
+
+
+def cases(name: str) -> list[dict]:
+    return json.loads((VECTORS / name).read_text(encoding="utf-8"))["cases"]
+
+
+def unhex(text: object) -> bytes:
+    try:
+        return bytes.fromhex(str(text))
+    except ValueError:
+        return str(text).encode("utf-8", "surrogatepass")
+
+
+def seeds() -> dict[str, list[bytes]]:
+    out: dict[str, list[bytes]] = {
+        t: []
+        for t in ("base58", "public_key", "der_signature", "stamp", "session_key", "hpke_open")
+    }
+    for case in cases("base58check.json"):
+        if "text" in case["inputs"]:
+            out["base58"].append(case["inputs"]["text"].encode())
+        elif isinstance(case.get("expected"), dict) and "text" in case["expected"]:
+            out["base58"].append(case["expected"]["text"].encode())
+    for case in cases("session_key.json"):
+        text = case["inputs"].get("encrypted")
+        if isinstance(text, str):
+            out["session_key"].append(text.encode("utf-8", "surrogatepass"))
+            out["base58"].append(text.encode("utf-8", "surrogatepass"))
+    for case in cases("keys.json"):
+        key = case["inputs"].get("public_key")
+        if isinstance(key, str):
+            out["public_key"].append(key.encode("utf-8", "surrogatepass"))
+            out["public_key"].append(unhex(key))
+    for case in cases("signatures.json"):
+        inputs = case["inputs"]
+        message = unhex(inputs.get("message", ""))[:255]
+        out["der_signature"].append(
+            bytes([len(message)]) + message + unhex(inputs.get("signature", ""))
+        )
+        out["public_key"].append(unhex(inputs.get("public_key", "")))
+    for case in cases("stamp.json"):
+        inputs = case["inputs"]
+        stamp = str(inputs.get("stamp", "")).encode("utf-8", "surrogatepass")
+        payload = unhex(inputs.get("payload", ""))
+        out["stamp"].append(stamp + b"\0" + payload)
+    for case in cases("hpke.json"):
+        inputs = case["inputs"]
+        if "enc" in inputs and "ciphertext" in inputs:
+            out["hpke_open"].append(unhex(inputs["enc"]) + unhex(inputs["ciphertext"]))
+    return out
+
+
+def main() -> None:
+    target_root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "corpus"
+    total = 0
+    for target, items in seeds().items():
+        directory = target_root / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for item in dict.fromkeys(items):
+            (directory / hashlib.sha1(item, usedforsecurity=False).hexdigest()).write_bytes(item)
+            total += 1
+    print(f"{total} seeds written under {target_root}")
+
+
+if __name__ == "__main__":
+    main()
