@@ -11,7 +11,7 @@ set -euo pipefail
 SECONDS_PER_TARGET="${1:-20}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 export RUSTC_BOOTSTRAP=1
-export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR_FUZZ:-/work/cargo-target-fuzz}}"
+export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$ROOT/target/fuzz}"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 ARTIFACTS="${FUZZ_ARTIFACTS:-$(mktemp -d)}"
 LOGS="${FUZZ_LOGS:-$ARTIFACTS/logs}"
