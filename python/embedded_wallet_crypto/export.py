@@ -18,8 +18,8 @@ envelope names no organization, so it opens only with ``organization_id=None``; 
 from __future__ import annotations
 
 import hashlib
+import os
 from functools import lru_cache
-from pathlib import Path
 
 from . import _native
 from ._types import BytesLike, KeyLike
@@ -137,7 +137,9 @@ _WORD_COUNTS = (12, 15, 18, 21, 24)
 @lru_cache(maxsize=1)
 def _wordlist() -> dict[str, int]:
     """The BIP-39 English list (data/bip39_english.txt, sha256 2f5eed53...dbda), word -> index."""
-    text = (Path(__file__).parent / "data" / "bip39_english.txt").read_text("ascii")
+    # os.path and open, not importlib.resources or pathlib: those cost milliseconds at import.
+    with open(os.path.join(os.path.dirname(__file__), "data", "bip39_english.txt"), "rb") as f:
+        text = f.read().decode("ascii")
     words = text.split()
     if len(words) != 2048:  # pragma: no cover - a broken installation
         raise RuntimeError("the packaged BIP-39 word list is damaged")
