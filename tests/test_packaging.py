@@ -125,3 +125,61 @@ def test_lazy_names_are_the_real_objects() -> None:
     assert ewc.verify_webhook_signature is webhooks.verify_webhook_signature
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         ewc.no_such_name  # noqa: B018
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports at import time (module level, outside
+    ``TYPE_CHECKING``); the compiled ``_native`` is a leaf and left out."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(), str(path))
+        skipped = _type_checking_only(tree)
+        for node in tree.body:
+            if id(node) in skipped:
+                continue
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    source = ".".join([*base, node.module] if node.module else base)
+                else:
+                    source = node.module or ""
+                for alias in node.names:
+                    candidate = f"{source}.{alias.name}"
+                    if candidate in modules:
+                        targets.append(candidate)
+                    elif "_native" not in (alias.name, source.rpartition(".")[2]):
+                        targets.append(source)
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def test_no_import_cycle() -> None:
+    graph = _module_graph()
+    assert len(graph) > 50
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            assert state.get(target) != 1, " -> ".join([*path, name, target])
+            if target not in state:
+                visit(target, [*path, name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
