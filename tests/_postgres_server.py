@@ -17,6 +17,7 @@ import glob
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -26,9 +27,17 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from _redis_server import free_port
 
 RUN_AS_WHEN_ROOT = "nobody"
+
+
+def free_port() -> int:
+    """A loopback port free right now (``PostgresServer.start`` tries another if it is taken
+    before the server binds it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def postgres_bin_dir() -> Path:
