@@ -373,3 +373,22 @@ def test_a_corrupt_postgres_row_is_store_corrupt(postgres_server: PostgresServer
     store._connection().execute("UPDATE ewc_signed_retry_challenges SET record = 'nope'")
     store_error(lambda: store.get("Request:corrupt"), "STORE_CORRUPT", 500)
     store.close()
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\x00b", "ab\udc80cd"])
+def test_postgres_text_it_cannot_hold_is_never_found_nor_stored(
+    postgres_server: PostgresServer, text: str
+) -> None:
+    """PostgreSQL text holds no NUL and no lone surrogate: a lookup finds nothing, a write is
+    a typed 400, never a UnicodeEncodeError or a 503 that asks for a retry."""
+    store = empty_store(postgres_server)
+    assert store.get(text) is None
+    assert store.claim(text, 0) is False
+    assert store.attempt(text, 0, 5) == ("not_issued", None)
+    assert store.consume(text, "issue") is False
+    record = stores.ChallengeRecord(text, "a", "EXPORT_WALLET", None, "{}", None, 2**53)
+    store_error(lambda: store.put(record, 60), "INVALID_PARAMETERS", 400)
+    code = stores.NewCode("hash", "issue", 2**53)
+    limits = stores.IssueLimits(0, 1, 5, 60_000)
+    store_error(lambda: store.issue(text, code, 0, limits), "INVALID_PARAMETERS", 400)
+    store.close()

@@ -30,6 +30,7 @@ from ._records import (
     CodeState,
     IssueLimits,
     NewCode,
+    StoreError,
     attempt_status,
     issue_window,
     request_id_conflict,
@@ -91,6 +92,26 @@ _WRITE_CODE = (
 
 def _state(row: Any) -> CodeState | None:
     return None if row is None else state_from_fields(row)
+
+
+def _storable(text: str) -> bool:
+    """Whether PostgreSQL can hold ``text``: no NUL and valid UTF-8 (no lone surrogates). Text
+    that is not can never have been stored, so a lookup of it finds nothing."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unstorable() -> StoreError:
+    return StoreError(
+        "the PostgreSQL store cannot hold text with NUL characters or lone surrogates",
+        "INVALID_PARAMETERS",
+        400,
+    )
 
 
 class PostgresStore:
@@ -179,6 +200,9 @@ class PostgresStore:
 
     def put(self, record: ChallengeRecord, ttl_seconds: float) -> None:
         now = time.time()
+        text = record.to_json()
+        if not (_storable(record.request_id) and _storable(text)):
+            raise _unstorable()
         with self._failures():
             connection = self._connection()
             if now >= self._next_purge:
@@ -190,13 +214,15 @@ class PostgresStore:
                 "INSERT INTO ewc_signed_retry_challenges "
                 "(request_id, record, expires_at_ms, forget_at) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (request_id) DO NOTHING",
-                (record.request_id, record.to_json(), record.expires_at_ms, now + ttl_seconds),
+                (record.request_id, text, record.expires_at_ms, now + ttl_seconds),
             )
             inserted = cursor.rowcount == 1
         if not inserted:
             raise request_id_conflict(record.request_id)
 
     def get(self, request_id: str) -> ChallengeRecord | None:
+        if not _storable(request_id):
+            return None
         with self._failures():
             row = (
                 self._connection()
@@ -211,6 +237,8 @@ class PostgresStore:
         return ChallengeRecord.from_json(row[0], claimed=bool(row[1]))
 
     def claim(self, request_id: str, now_ms: int) -> bool:
+        if not _storable(request_id):
+            return False
         with self._failures():
             cursor = self._connection().execute(
                 "UPDATE ewc_signed_retry_challenges SET claimed = TRUE "
@@ -222,6 +250,8 @@ class PostgresStore:
     # --- one-time codes (CodeStore) -------------------------------------------------------
 
     def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+        if not (_storable(key) and _storable(code.code_hash) and _storable(code.issue_id)):
+            raise _unstorable()
         with self._failures():
             connection = self._connection()
             if time.time() >= self._next_purge:
@@ -254,6 +284,8 @@ class PostgresStore:
     def attempt(
         self, key: str, now_ms: int, max_attempts: int
     ) -> tuple[AttemptStatus, CodeState | None]:
+        if not _storable(key):
+            return "not_issued", None
         with self._failures():
             connection = self._connection()
             row = connection.execute(_COUNT_ATTEMPT, (key, now_ms, max_attempts)).fetchone()
@@ -265,6 +297,8 @@ class PostgresStore:
         return ("used" if status == "ok" else status), None
 
     def consume(self, key: str, issue_id: str) -> bool:
+        if not (_storable(key) and _storable(issue_id)):
+            return False
         with self._failures():
             cursor = self._connection().execute(
                 "UPDATE ewc_otp_codes SET used = 1 "
