@@ -152,7 +152,11 @@ class RedisStore:
         if durability == "strict":
             import redis
 
-            problem = self._call(redis_durability_problem, self._client, redis.ResponseError)
+            try:
+                problem = self._call(redis_durability_problem, self._client, redis.ResponseError)
+            except StoreError:
+                self._client.close()
+                raise
             if problem is not None:
                 self._client.close()
                 raise problem
