@@ -153,6 +153,7 @@ RETRY_ROWS: list[tuple[str, str, bool]] = [
     ("MemoryStore", "memory", True),
     ("SqliteStore (file in the pytest tmp dir; WAL, synchronous=FULL)", "sqlite", True),
     ("RedisStore (local redis-server, AOF appendfsync always)", "redis", False),
+    ("PostgresStore (local PostgreSQL 15, fsync and synchronous_commit on)", "postgres", False),
 ]
 
 # Issue 6 (benches/test_bench_oidc.py): verify_id_token vs PyJWT with the same checks.
@@ -483,7 +484,8 @@ def _report_retry(by_key: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
                 missing.append(f"{RETRY_GROUP}/{impl}")
                 print(f"| {label} | n/a | missing |")
             else:
-                print(f"| {label} | skipped | (pytest -rs says why: no redis-server on PATH?) |")
+                why = "pytest -rs says why: no redis-server or postgresql?"
+                print(f"| {label} | skipped | ({why}) |")
             continue
         median = bench["stats"]["median"]
         print(f"| {label} | {_fmt_time(median)} | {1 / median:,.0f} |")

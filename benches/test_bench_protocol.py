@@ -15,6 +15,7 @@ import importlib.util
 import itertools
 import json
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from embedded_wallet_crypto.errors import SignedRetryError
 from embedded_wallet_crypto.signed_retry import (
     MemoryStore,
     Operation,
+    PostgresStore,
     RedisStore,
     SignedRetry,
     SqliteStore,
@@ -305,19 +307,39 @@ ACCOUNT_SESSION_KEYS = [
     SESSION_PUB33_HEX,
     ewc.KeyPair.from_private_bytes(_scalar(b"other session")).public_key_hex(compressed=True),
 ]
-RETRY_ROUNDS = {"memory": 2000, "sqlite": 500, "redis": 500}
+RETRY_ROUNDS = {"memory": 2000, "sqlite": 500, "redis": 500, "postgres": 500}
 RETRY_WARMUP = 20
 
 
-def _load_redis_helper() -> Any:
-    """tests/_redis_server.py (a throwaway redis-server on a free loopback port), by path."""
-    spec = importlib.util.spec_from_file_location(
-        "_ewc_tests_redis_server", REPO / "tests" / "_redis_server.py"
-    )
+def _load_test_helper(name: str) -> Any:
+    """tests/<name>.py by path (tests/ is not a package), registered under its own name so
+    that one helper can import another."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _load_redis_helper() -> Any:
+    """tests/_redis_server.py (a throwaway redis-server on a free loopback port)."""
+    return _load_test_helper("_redis_server")
+
+
+@pytest.fixture(scope="module")
+def postgres_dsn() -> Iterator[str]:
+    """A throwaway PostgreSQL (tests/_postgres_server.py: Debian's initdb + postgres on a free
+    loopback port, fsync and synchronous_commit on); skipped without it or without psycopg."""
+    helper = _load_test_helper("_postgres_server")
+    server = helper.PostgresServer()  # skips (fails under CI) without postgresql or psycopg
+    server.start()
+    try:
+        yield server.dsn
+    finally:
+        server.destroy()
 
 
 @pytest.fixture(scope="module")
@@ -348,6 +370,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str,
         sqlite_store = SqliteStore(tmp_path / "challenges.sqlite3")
         yield kind, sqlite_store
         sqlite_store.close()
+    elif kind == "postgres":
+        postgres_store = PostgresStore(request.getfixturevalue("postgres_dsn"))
+        yield kind, postgres_store
+        postgres_store.close()
     else:
         redis_store = RedisStore(request.getfixturevalue("redis_url"), key_prefix="bench:")
         yield kind, redis_store

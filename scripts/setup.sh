@@ -5,12 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: a C toolchain for aws-lc-sys; redis-server for the signed-retry store tests;
+# Debian packages: a C toolchain for aws-lc-sys; redis-server and postgresql (its initdb and
+# postgres binaries, and libpq5 for psycopg) for the store tests, which start their own servers;
 # chromium for the passkey browser test (Playwright drives it; it never downloads its own).
 apt_packages=()
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 command -v python3 >/dev/null 2>&1 || apt_packages+=(python3 python3-venv)
 command -v redis-server >/dev/null 2>&1 || apt_packages+=(redis-server)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || apt_packages+=(postgresql)
 [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=(); else SUDO=(sudo); fi

@@ -1,4 +1,5 @@
-"""Worker processes for the claim race of tests/test_stores.py (importable under ``spawn``).
+"""Worker processes for the claim race of tests/test_stores.py and the OTP issue race of
+tests/test_otp_clock.py (importable under ``spawn``).
 
 Each of N workers opens its own store, then for every round waits at a barrier with the others
 and tries to take the round's request id: first by ``store.claim`` directly, then through
@@ -13,14 +14,25 @@ import multiprocessing.synchronize
 import time
 from typing import Any
 
+from embedded_wallet_crypto import otp
 from embedded_wallet_crypto.errors import WalletCryptoError
-from embedded_wallet_crypto.signed_retry import RedisStore, SignedRetry, SqliteStore, Store
+from embedded_wallet_crypto.signed_retry import (
+    PostgresStore,
+    RedisStore,
+    SignedRetry,
+    SqliteStore,
+    Store,
+)
 
 BARRIER_TIMEOUT_SECONDS = 60
 
 
 def open_store(kind: str, location: str) -> Store:
-    return SqliteStore(location) if kind == "sqlite" else RedisStore(location)
+    if kind == "sqlite":
+        return SqliteStore(location)
+    if kind == "postgres":
+        return PostgresStore(location)
+    return RedisStore(location)
 
 
 def race(
@@ -59,3 +71,32 @@ def race(
     except BaseException as problem:  # report instead of leaving the parent waiting
         barrier.abort()
         results.put((worker, raw_wins, verify_wins, loser_codes, repr(problem)))
+
+
+def issue_race(
+    worker: int,
+    kind: str,
+    location: str,
+    credentials: list[str],
+    barrier: multiprocessing.synchronize.Barrier,
+    results: Any,
+) -> None:
+    """Issue a code for every round's credential at once with the others, on the real clock
+    (``time.time``, one clock for all); report (worker, rounds won, refusals, problem)."""
+    store = open_store(kind, location)
+    codes = otp.OneTimeCodes(store, hash_key=b"otp issue race hash key 0123456")  # type: ignore[arg-type]
+    won: list[int] = []
+    refused = 0
+    try:
+        barrier.wait(BARRIER_TIMEOUT_SECONDS)
+        for index, credential in enumerate(credentials):
+            barrier.wait(BARRIER_TIMEOUT_SECONDS)
+            try:
+                codes.issue(credential)
+                won.append(index)
+            except otp.OtpRateLimited:
+                refused += 1
+        results.put((worker, won, refused, None))
+    except BaseException as problem:  # report instead of leaving the parent waiting
+        barrier.abort()
+        results.put((worker, won, refused, repr(problem)))

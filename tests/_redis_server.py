@@ -52,11 +52,26 @@ def refused_port() -> Iterator[int]:
         yield port
 
 
-class RedisServer:
-    """One ``redis-server`` process with append-only persistence in ``directory``."""
+# Debian's packaged default: RDB snapshots, no append-only file (a crash forgets recent writes).
+DEBIAN_DEFAULT_PERSISTENCE = ("--save", "3600 1 300 100 60 10000", "--appendonly", "no")
+DURABLE_PERSISTENCE = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
 
-    def __init__(self, directory: Path) -> None:
+
+class RedisServer:
+    """One ``redis-server`` process in ``directory``: durable by default (append-only file,
+    ``appendfsync always``); ``persistence`` replaces those options (for example
+    :data:`DEBIAN_DEFAULT_PERSISTENCE`), ``extra`` adds others (``--replicaof``, ...)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        persistence: tuple[str, ...] = DURABLE_PERSISTENCE,
+        extra: tuple[str, ...] = (),
+    ) -> None:
         self.binary = redis_server_binary()
+        self.persistence = persistence
+        self.extra = extra
         self.directory = directory
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
@@ -80,11 +95,10 @@ class RedisServer:
             self.binary,
             "--port", str(self.port),
             "--bind", "127.0.0.1",
-            "--save", "",
-            "--appendonly", "yes",
-            "--appendfsync", "always",
+            *self.persistence,
             "--dir", str(self.directory),
             "--daemonize", "no",
+            *self.extra,
         ]  # fmt: skip
         log = self._log = (self.directory / "redis.log").open("ab")
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

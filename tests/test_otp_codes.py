@@ -15,6 +15,7 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
+from _postgres_server import PostgresServer, empty_store, running_postgres
 from _redis_server import RedisServer, refused_port
 from embedded_wallet_crypto import otp, policy
 
@@ -31,9 +32,19 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server.stop()
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[PostgresServer]:
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[otp.OtpStore]:
-    if request.param == "memory":
+    if request.param == "postgres":
+        postgres_store = empty_store(request.getfixturevalue("postgres_server"))
+        yield postgres_store
+        postgres_store.close()
+    elif request.param == "memory":
         yield otp.MemoryStore()
     elif request.param == "sqlite":
         sqlite_store = otp.SqliteStore(tmp_path / "otp.db")
@@ -271,7 +282,12 @@ def test_redis_state_survives_a_restart(tmp_path: Path) -> None:
 
 def test_an_unreachable_redis_is_store_unavailable() -> None:
     with refused_port() as port:  # a free port could be taken by another server meanwhile
-        store = otp.RedisStore(f"redis://127.0.0.1:{port}/0", socket_timeout_seconds=0.2)
+        url = f"redis://127.0.0.1:{port}/0"
+        otp_failure(
+            lambda: otp.RedisStore(url, socket_timeout_seconds=0.2), "STORE_UNAVAILABLE", 503
+        )
+        # Without the durability check, the constructor does not connect: each call fails.
+        store = otp.RedisStore(url, durability="best-effort", socket_timeout_seconds=0.2)
         codes = codes_with(store, Clock())
         otp_failure(lambda: codes.issue("A"), "STORE_UNAVAILABLE", 503)
         otp_failure(lambda: codes.verify("A", "123456"), "STORE_UNAVAILABLE", 503)

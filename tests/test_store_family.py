@@ -16,6 +16,7 @@ from typing import Any
 import embedded_wallet_crypto as ewc
 import pytest
 import redis
+from _postgres_server import PostgresServer, empty_store, running_postgres
 from _redis_server import RedisServer
 from embedded_wallet_crypto import otp, signed_retry, stores
 from embedded_wallet_crypto.stores import _backends
@@ -33,9 +34,19 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server.stop()
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[PostgresServer]:
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    if request.param == "memory":
+    if request.param == "postgres":
+        postgres_store = empty_store(request.getfixturevalue("postgres_server"))
+        yield postgres_store
+        postgres_store.close()
+    elif request.param == "memory":
         yield stores.MemoryStore()
     elif request.param == "sqlite":
         sqlite_store = stores.SqliteStore(tmp_path / "both.db")
@@ -65,7 +76,7 @@ def store_error(call: Any, code: str, status: int) -> stores.StoreError:
 # --- one class, two faces -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["MemoryStore", "SqliteStore", "RedisStore"])
+@pytest.mark.parametrize("name", ["MemoryStore", "SqliteStore", "RedisStore", "PostgresStore"])
 def test_the_classes_are_the_same_under_both_faces(name: str) -> None:
     assert getattr(signed_retry, name) is getattr(otp, name) is getattr(stores, name)
     assert name in signed_retry.__all__ and name in otp.__all__ and name in stores.__all__
@@ -207,6 +218,47 @@ def one_client_under_two_prefixes(url: str) -> None:
     observer.close()
 
 
+def test_one_postgres_database_holds_both_tables_and_survives_a_new_store(
+    postgres_server: PostgresServer,
+) -> None:
+    clock = Clock()
+    first = empty_store(postgres_server)
+    pending = serve_both(first, clock)
+    tables = {
+        row[0]
+        for row in first._connection().execute(
+            "SELECT tablename FROM pg_tables WHERE tablename LIKE 'ewc_%'"
+        )
+    }
+    assert tables == {"ewc_signed_retry_challenges", "ewc_otp_codes"}
+    first.close()
+    reopened = stores.PostgresStore(postgres_server.dsn)
+    _, _, challenge, issued = pending
+    answer_both(
+        signed_retry.SignedRetry(reopened, clock=clock),
+        otp.OneTimeCodes(reopened, hash_key=HASH_KEY, clock=clock),
+        challenge,
+        issued,
+    )
+    reopened.close()
+
+
+def test_one_postgres_store_uses_one_connection_per_thread_for_both(
+    postgres_server: PostgresServer,
+) -> None:
+    store = empty_store(postgres_server)
+    first = store._connection()
+    serve_both(store, Clock())
+    assert store._connection() is first
+    seen: list[Any] = []
+    thread = threading.Thread(target=lambda: seen.append(store._connection()))
+    thread.start()
+    thread.join()
+    assert seen[0] is not first
+    seen[0].close()
+    store.close()
+
+
 # --- typed store errors (issue findings D4, D5, D6) -----------------------------------------
 
 
@@ -263,3 +315,80 @@ def test_sqlite_sets_synchronous_full_on_every_connection(
     thread.start()
     thread.join()
     assert seen == [(2,)]
+
+
+# --- PostgreSQL: configuration, durability and corruption -----------------------------------
+
+
+@pytest.mark.parametrize("dsn", ["host=h port", "postgresql://ewc:hunter2@h:port/db", "a=b=c"])
+def test_a_malformed_postgres_dsn_is_a_config_error(dsn: str) -> None:
+    error = store_error(lambda: stores.PostgresStore(dsn), "STORE_CONFIG_INVALID", 500)
+    assert "hunter2" not in str(error)
+
+
+def test_a_postgres_dsn_of_the_wrong_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        stores.PostgresStore(b"postgresql://h/db")  # type: ignore[arg-type]
+
+
+def test_postgres_needs_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "psycopg", None)
+    with pytest.raises(ImportError, match=r"embedded-wallet-crypto\[postgres\]"):
+        stores.PostgresStore("postgresql://ewc@127.0.0.1:1/postgres")
+
+
+def test_postgres_with_fsync_off_is_refused_unless_best_effort() -> None:
+    with running_postgres(settings=("fsync=off", "synchronous_commit=off")) as server:
+        error = store_error(lambda: stores.PostgresStore(server.dsn), "STORE_NOT_DURABLE", 500)
+        assert "fsync=off" in error.reason and "best-effort" in error.reason
+        store = stores.PostgresStore(server.dsn, durability="best-effort")
+        # The server's default synchronous_commit=off is raised to on for the store's commits.
+        assert store._connection().execute("SHOW synchronous_commit").fetchone() == ("on",)
+        store.close()
+
+
+def test_postgres_corruption_is_store_corrupt_and_the_rest_unavailable() -> None:
+    import psycopg
+    from psycopg import errors
+
+    local = threading.local()
+
+    def classify(problem: BaseException) -> stores.StoreError:
+        with pytest.raises(stores.StoreError) as raised, _backends.postgres_failure(psycopg, local):
+            raise problem
+        return raised.value
+
+    corrupt = classify(errors.DataCorrupted("invalid page in block 0"))
+    assert (corrupt.code, corrupt.status) == ("STORE_CORRUPT", 500)
+    assert "XX001" in corrupt.reason and "invalid page" not in corrupt.reason
+    busy = classify(errors.LockNotAvailable("could not obtain lock"))
+    assert (busy.code, busy.status) == ("STORE_UNAVAILABLE", 503)
+    assert "55P03" in busy.reason
+
+
+def test_a_corrupt_postgres_row_is_store_corrupt(postgres_server: PostgresServer) -> None:
+    store = empty_store(postgres_server)
+    record = stores.ChallengeRecord("Request:corrupt", "a", "EXPORT_WALLET", None, "{}", None, 1)
+    store.put(record, 60)
+    store._connection().execute("UPDATE ewc_signed_retry_challenges SET record = 'nope'")
+    store_error(lambda: store.get("Request:corrupt"), "STORE_CORRUPT", 500)
+    store.close()
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\x00b", "ab\udc80cd"])
+def test_postgres_text_it_cannot_hold_is_never_found_nor_stored(
+    postgres_server: PostgresServer, text: str
+) -> None:
+    """PostgreSQL text holds no NUL and no lone surrogate: a lookup finds nothing, a write is
+    a typed 400, never a UnicodeEncodeError or a 503 that asks for a retry."""
+    store = empty_store(postgres_server)
+    assert store.get(text) is None
+    assert store.claim(text, 0) is False
+    assert store.attempt(text, 0, 5) == ("not_issued", None)
+    assert store.consume(text, "issue") is False
+    record = stores.ChallengeRecord(text, "a", "EXPORT_WALLET", None, "{}", None, 2**53)
+    store_error(lambda: store.put(record, 60), "INVALID_PARAMETERS", 400)
+    code = stores.NewCode("hash", "issue", 2**53)
+    limits = stores.IssueLimits(0, 1, 5, 60_000)
+    store_error(lambda: store.issue(text, code, 0, limits), "INVALID_PARAMETERS", 400)
+    store.close()

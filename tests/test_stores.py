@@ -1,6 +1,7 @@
-"""The challenge stores behind ewc.signed_retry: the same contract for MemoryStore, SqliteStore
-and RedisStore (a real redis-server on a loopback port), the protocol through each, records and
-claims surviving restarts, and 8 processes racing for each request id over 1,000 rounds."""
+"""The challenge stores behind ewc.signed_retry: the same contract for MemoryStore, SqliteStore,
+RedisStore (a real redis-server on a loopback port) and PostgresStore (a real PostgreSQL the
+tests start), the protocol through each, records and claims surviving restarts and kill -9,
+and 8 processes racing for each request id over 1,000 rounds."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ import _claim_race
 import embedded_wallet_crypto as ewc
 import pytest
 import redis
+from _postgres_server import PostgresServer, empty_store, running_postgres
 from _redis_server import RedisServer, refused_port
 from conftest import report_counts
 from embedded_wallet_crypto.signed_retry import (
     ChallengeRecord,
     MemoryStore,
     Operation,
+    PostgresStore,
     RedisStore,
     SignedRetry,
     SqliteStore,
@@ -54,9 +57,19 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server.stop()
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[PostgresServer]:
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "memory":
+    if request.param == "postgres":
+        postgres_store = empty_store(request.getfixturevalue("postgres_server"))
+        yield postgres_store
+        postgres_store.close()
+    elif request.param == "memory":
         yield MemoryStore()
     elif request.param == "sqlite":
         sqlite_store = SqliteStore(tmp_path / "challenges.db")
@@ -183,7 +196,10 @@ def test_redis_forgets_by_ttl(redis_server: RedisServer) -> None:
 
 def test_redis_unreachable_is_a_store_error() -> None:
     with refused_port() as port:  # a free port could be taken by another server meanwhile
-        store = RedisStore(f"redis://127.0.0.1:{port}/0", socket_timeout_seconds=0.5)
+        url = f"redis://127.0.0.1:{port}/0"
+        fails(lambda: RedisStore(url, socket_timeout_seconds=0.5), "STORE_UNAVAILABLE", 503)
+        # Without the durability check, the constructor does not connect: each call fails.
+        store = RedisStore(url, durability="best-effort", socket_timeout_seconds=0.5)
         fails(lambda: store.get("Request:x"), "STORE_UNAVAILABLE", 503)
         fails(lambda: store.put(record(), 60), "STORE_UNAVAILABLE", 503)
         fails(lambda: store.claim("Request:x", 0), "STORE_UNAVAILABLE", 503)
@@ -290,6 +306,39 @@ def test_redis_claim_survives_a_restart(tmp_path: Path, how: str) -> None:
         server.stop()
 
 
+@pytest.mark.parametrize("how", ["shutdown", "kill"])
+def test_postgres_claim_survives_a_restart(how: str) -> None:
+    with running_postgres() as server:
+        store = PostgresStore(server.dsn)
+        used, pending = record(), record()
+        store.put(used, 600)
+        store.put(pending, 600)
+        assert store.claim(used.request_id, 0)
+        if how == "kill":  # kill -9 of every server process: the commit was on disk (WAL)
+            server.kill()
+            server.start()
+        else:
+            server.restart()
+        # The store's connection died with the server: one call reports it, the next reconnects.
+        with pytest.raises(ewc.SignedRetryError) as lost:
+            store.get(used.request_id)
+        assert (lost.value.code, lost.value.status) == ("STORE_UNAVAILABLE", 503)
+        assert store.get(used.request_id) == used.as_claimed()
+        assert store.claim(used.request_id, 0) is False
+        assert PostgresStore(server.dsn).get(pending.request_id) == pending
+        assert store.claim(pending.request_id, 0) is True
+        store.close()
+
+
+def test_postgres_unreachable_is_a_store_error() -> None:
+    with refused_port() as port:
+        dsn = f"postgresql://ewc@127.0.0.1:{port}/postgres"
+        error = fails(
+            lambda: PostgresStore(dsn, connect_timeout_seconds=1), "STORE_UNAVAILABLE", 503
+        )
+        assert str(port) not in str(error)
+
+
 # --- 8 processes, 1,000 rounds --------------------------------------------------------------
 
 
@@ -371,3 +420,8 @@ def test_sqlite_eight_processes_one_winner_per_round(tmp_path: Path) -> None:
 
 def test_redis_eight_processes_one_winner_per_round(redis_server: RedisServer) -> None:
     _race("redis", redis_server.url)
+
+
+def test_postgres_eight_processes_one_winner_per_round(postgres_server: PostgresServer) -> None:
+    empty_store(postgres_server).close()
+    _race("postgres", postgres_server.dsn)

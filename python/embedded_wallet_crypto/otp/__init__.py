@@ -8,14 +8,15 @@ Two unrelated halves under one name:
   ``encryptedOtpBundle`` (:func:`decrypt_otp_bundle`). The checks live in
   rust/core/src/envelope.rs.
 - ``_codes``: the plain flow's rate-limited code service, :class:`OneTimeCodes`, with its
-  stores (:class:`MemoryStore`, :class:`SqliteStore`, :class:`RedisStore`): the classes of
-  ``ewc.stores``, so one store object serves these codes and the signed-retry challenges.
+  stores (:class:`MemoryStore`, :class:`SqliteStore`, :class:`RedisStore`,
+  :class:`PostgresStore`): the classes of ``ewc.stores``, so one store object serves these
+  codes and the signed-retry challenges.
 """
 
 from __future__ import annotations
 
 from ..stores import CodeStore as OtpStore
-from ..stores import MemoryStore, RedisStore, SqliteStore
+from ..stores import MemoryStore, PostgresStore, RedisStore, SqliteStore
 from ._codes import SANDBOX_CODE, IssuedCode, OneTimeCodes, OtpRateLimited, VerifiedCode
 from ._encrypted import (
     TLS_FETCHER_SIGNER_PUBLIC_KEY,
@@ -34,6 +35,7 @@ __all__ = [
     "OtpRateLimited",
     "OtpStore",
     "OtpSubmission",
+    "PostgresStore",
     "RedisStore",
     "SqliteStore",
     "VerifiedCode",

@@ -6,13 +6,14 @@ Leg one, ``SignedRetry.issue``, returns the 202 ``SignedRequestChallenge`` with 
 over the stored payload, before ``expiresAt``, with the bound ``clientPublicKey`` unchanged.
 
 Stores: ``MemoryStore`` (default, one process), ``SqliteStore(path)`` (one host, survives
-restarts) and ``RedisStore(url)`` (many hosts; needs the ``redis`` extra), from ``ewc.stores``:
+restarts), ``RedisStore(url)`` and ``PostgresStore(dsn)`` (many hosts; the ``redis`` and
+``postgres`` extras), from ``ewc.stores``:
 the same classes as ``ewc.otp``'s, so one store object can serve both.
 """
 
 from __future__ import annotations
 
-from ..stores import ChallengeRecord, MemoryStore, RedisStore, SqliteStore
+from ..stores import ChallengeRecord, MemoryStore, PostgresStore, RedisStore, SqliteStore
 from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, ensure_credential_remains
 from ._operations import CREDENTIAL_TYPES, Operation
@@ -23,6 +24,7 @@ __all__ = [
     "ChallengeRecord",
     "MemoryStore",
     "Operation",
+    "PostgresStore",
     "RedisStore",
     "SessionKeys",
     "SignedRequestChallenge",

@@ -7,7 +7,9 @@ store and hands it to ``SignedRetry`` and ``OneTimeCodes`` alike:
 - :class:`SqliteStore` ``(path)``: processes on one host, survives restarts; one file, two
   tables.
 - :class:`RedisStore` ``(url)``: processes on many hosts; one client, two key prefixes (needs
-  the ``redis`` extra).
+  the ``redis`` extra); refuses a Redis that could lose claims in a crash unless told.
+- :class:`PostgresStore` ``(dsn)``: processes on many hosts; two tables (needs the
+  ``postgres`` extra, psycopg 3).
 
 The same classes are public as ``ewc.signed_retry.MemoryStore`` and ``ewc.otp.MemoryStore``
 (and so on). Each implements :class:`ChallengeStore` (``ewc.signed_retry.Store``) and
@@ -28,6 +30,7 @@ from ._records import (
     StoreError,
 )
 from .memory import MemoryStore
+from .postgres import PostgresStore
 from .redis import RedisStore
 from .sqlite import SqliteStore
 
@@ -40,6 +43,7 @@ __all__ = [
     "IssueLimits",
     "MemoryStore",
     "NewCode",
+    "PostgresStore",
     "RedisStore",
     "SqliteStore",
     "StoreError",

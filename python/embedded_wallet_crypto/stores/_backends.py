@@ -7,15 +7,31 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ._records import StoreError, store_config_invalid, store_corrupt, store_unavailable
+from ._records import (
+    StoreError,
+    store_config_invalid,
+    store_corrupt,
+    store_not_durable,
+    store_unavailable,
+)
 
 if TYPE_CHECKING:
     import redis
 
-__all__ = ["SqliteConnections", "redis_client", "sqlite_failure", "sqlite_file_path"]
+__all__ = [
+    "SqliteConnections",
+    "postgres_failure",
+    "postgres_module",
+    "redis_client",
+    "redis_durability_problem",
+    "sqlite_failure",
+    "sqlite_file_path",
+]
 
 # SQLite's primary result codes that mean the file itself is damaged (or is no database).
 _SQLITE_CORRUPT = {11: "SQLITE_CORRUPT", 26: "SQLITE_NOTADB"}
@@ -116,3 +132,71 @@ def redis_client(
             f"({type(problem).__name__})"
         ) from None
     return client, (redis.RedisError,)
+
+
+_BEST_EFFORT = "pass durability='best-effort' to accept that"
+
+
+def redis_durability_problem(client: Any, response_error: type[BaseException]) -> StoreError | None:
+    """Why the server could forget a claim in a crash (``STORE_NOT_DURABLE``), or None.
+
+    Durable means the append-only file on and ``appendfsync always``: every write is on disk
+    before Redis answers. ``INFO persistence`` says whether AOF is on; ``CONFIG GET appendfsync``
+    gives the policy. A server where ``CONFIG`` is disabled or renamed (common on managed Redis)
+    cannot be checked, so it is refused too: the reason names the opt-out."""
+    if str(client.info("persistence").get("aof_enabled", "0")) != "1":
+        return store_not_durable(
+            "RedisStore refuses a Redis without the append-only file (appendonly no): a crash "
+            "forgets the latest claims, which could then be accepted again. Run Redis with "
+            f"appendonly yes and appendfsync always, or {_BEST_EFFORT}"
+        )
+    try:
+        reply = client.config_get("appendfsync")
+    except response_error:
+        return store_not_durable(
+            "RedisStore cannot check appendfsync: CONFIG GET is disabled or renamed on this "
+            "server. If you know it runs appendonly yes with appendfsync always, "
+            f"{_BEST_EFFORT}"
+        )
+    policy = reply.get("appendfsync", reply.get(b"appendfsync", b""))
+    policy = policy.decode() if isinstance(policy, bytes) else str(policy)
+    if policy != "always":
+        return store_not_durable(
+            f"RedisStore refuses appendfsync {policy or 'unknown'}: a crash can forget up to "
+            "a second of claims, which could then be accepted again. Set appendfsync always, "
+            f"or {_BEST_EFFORT}"
+        )
+    return None
+
+
+def postgres_module() -> Any:
+    """psycopg 3, or an ImportError that names the extra."""
+    try:
+        import psycopg
+    except ImportError:
+        raise ImportError(
+            "PostgresStore needs psycopg 3: pip install 'embedded-wallet-crypto[postgres]'"
+        ) from None
+    return psycopg
+
+
+@contextmanager
+def postgres_failure(psycopg: Any, local: threading.local) -> Iterator[None]:
+    """psycopg's errors as :class:`StoreError`: ``STORE_CORRUPT`` (500) for SQLSTATE class XX
+    (data or index corruption reported by the server), else ``STORE_UNAVAILABLE`` (503) with
+    the exception type and SQLSTATE. A connection that broke (or may have: any operational
+    error) is dropped, so the next call opens a new one."""
+    try:
+        yield
+    except psycopg.Error as problem:
+        cached = getattr(local, "connection", None)
+        lost = isinstance(problem, (psycopg.OperationalError, psycopg.InterfaceError))
+        if cached is not None and (lost or cached[1].broken or cached[1].closed):
+            local.connection = None
+            cached[1].close()
+        sqlstate = str(getattr(problem, "sqlstate", "") or "")
+        if sqlstate.startswith("XX"):
+            raise store_corrupt(
+                f"the PostgreSQL store reports corruption ({type(problem).__name__}, {sqlstate})"
+            ) from None
+        raise store_unavailable("PostgreSQL", problem, sqlstate) from None

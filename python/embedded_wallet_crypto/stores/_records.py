@@ -32,15 +32,17 @@ __all__ = [
     "state_from_fields",
     "store_config_invalid",
     "store_corrupt",
+    "store_not_durable",
     "store_unavailable",
 ]
 
 
 class StoreError(SignedRetryError, OtpError):
     """A store failed, whichever protocol asked: ``STORE_UNAVAILABLE`` (503, transient: retry),
-    ``STORE_CONFIG_INVALID`` (500) or ``STORE_CORRUPT`` (500). One store serves both
-    protocols, so its error is both a ``SignedRetryError`` and an ``OtpError``: a handler
-    written for either family catches it."""
+    ``STORE_CONFIG_INVALID`` (500), ``STORE_CORRUPT`` (500) or ``STORE_NOT_DURABLE`` (500: the
+    server could lose a claim in a crash, and the store was not told to accept that). One
+    store serves both protocols, so its error is both a ``SignedRetryError`` and an
+    ``OtpError``: a handler written for either family catches it."""
 
     default_code = "STORE_UNAVAILABLE"
     default_status = 503
@@ -61,6 +63,10 @@ def store_config_invalid(reason: str) -> StoreError:
 
 def store_corrupt(reason: str) -> StoreError:
     return StoreError(reason, "STORE_CORRUPT", 500)
+
+
+def store_not_durable(reason: str) -> StoreError:
+    return StoreError(reason, "STORE_NOT_DURABLE", 500)
 
 
 # --- signed-retry challenges ----------------------------------------------------------------
@@ -195,13 +201,17 @@ def state_from_fields(fields: Sequence[Any]) -> CodeState:
 
 def issue_window(state: CodeState | None, now_ms: int, limits: IssueLimits) -> tuple[int, int, int]:
     """``(retry_after_ms, window_start_ms, window_issues)`` for an issue at ``now_ms``:
-    ``retry_after_ms`` is 0 when the issue is allowed (and the window values are the new ones)."""
+    ``retry_after_ms`` is 0 when the issue is allowed (and the window values are the new ones).
+
+    A ``now_ms`` behind the stored times (a clock that stepped back, another host's clock, or
+    an issue that read the clock before a concurrent one committed) counts as inside the
+    interval and the window: it never yields a new code or restarts the count."""
     if state is None:
         return 0, now_ms, 1
     since_last = now_ms - state.last_issue_ms
-    if 0 <= since_last < limits.min_interval_ms:
+    if since_last < limits.min_interval_ms:
         return limits.min_interval_ms - since_last, 0, 0
-    if 0 <= now_ms - state.window_start_ms < limits.window_ms:
+    if now_ms - state.window_start_ms < limits.window_ms:
         if state.window_issues >= limits.max_issues:
             return state.window_start_ms + limits.window_ms - now_ms, 0, 0
         return 0, state.window_start_ms, state.window_issues + 1

@@ -8,24 +8,30 @@ claim checks the expiry and sets ``claimed`` with HSETNX, so exactly one concurr
 Each credential's code is a hash as well; issue, attempt and consume are Lua scripts, and the
 hash expires by its TTL once the code is dead and the re-issue window has passed.
 
-With persistence on (AOF, ``appendfsync always``), a claimed id or a used code stays so across
-a Redis restart; without it, a crash can forget the last claims.
+Durability: with the append-only file on and ``appendfsync always``, a claimed id or a used
+code is on disk before Redis answers, so it stays so across a crash. The constructor checks
+that (``INFO persistence``, ``CONFIG GET appendfsync``) and refuses any other server with
+``STORE_NOT_DURABLE`` unless ``durability="best-effort"``. Replication is asynchronous: a
+failover to a replica that had not yet received a claim reopens it, unless ``wait_replicas=N``
+makes every claim, counted attempt and consume wait (``WAIT``) for N replicas, failing closed.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
-from ._backends import redis_client
+from ._backends import redis_client, redis_durability_problem
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
     CodeState,
     IssueLimits,
     NewCode,
+    StoreError,
     request_id_conflict,
     state_from_fields,
+    store_config_invalid,
     store_corrupt,
     store_unavailable,
 )
@@ -58,10 +64,10 @@ local window_start, window_issues = now, 1
 local last = redis.call('HGET', KEYS[1], 'last_issue_ms')
 if last then
   local since = now - tonumber(last)
-  if since >= 0 and since < tonumber(ARGV[5]) then return tonumber(ARGV[5]) - since end
+  if since < tonumber(ARGV[5]) then return tonumber(ARGV[5]) - since end
   local start = tonumber(redis.call('HGET', KEYS[1], 'window_start_ms'))
   local issues = tonumber(redis.call('HGET', KEYS[1], 'window_issues'))
-  if now - start >= 0 and now - start < tonumber(ARGV[6]) then
+  if now - start < tonumber(ARGV[6]) then
     if issues >= tonumber(ARGV[7]) then return start + tonumber(ARGV[6]) - now end
     window_start, window_issues = start, issues + 1
   end
@@ -101,13 +107,40 @@ class RedisStore:
     ``key_prefix + "otp:"`` (with the default ``"ewc:"``, the keys of earlier releases).
     Needs the optional ``redis`` package (``pip install embedded-wallet-crypto[redis]``).
     Challenges are forgotten ``ttl_seconds`` after ``put`` through the key's Redis TTL.
-    A malformed ``url`` is ``STORE_CONFIG_INVALID``; a failing server ``STORE_UNAVAILABLE``.
+
+    ``durability="strict"`` (the default) connects at once and refuses a server that could
+    lose a claim in a crash (no AOF, ``appendfsync`` other than ``always``, or ``CONFIG``
+    disabled so that it cannot tell) with ``STORE_NOT_DURABLE`` (500);
+    ``durability="best-effort"`` skips the check. ``wait_replicas=N`` sends ``WAIT N`` after
+    each claim, counted attempt and consume, on the same connection; if fewer than N replicas
+    acknowledge within ``wait_timeout_seconds``, the call raises ``STORE_UNAVAILABLE`` (503)
+    and grants nothing (the id or code stays used on the primary: the client starts again).
+    A malformed ``url`` or option is ``STORE_CONFIG_INVALID``; a failing server
+    ``STORE_UNAVAILABLE``.
     """
 
     def __init__(
-        self, url: str, *, key_prefix: str = "ewc:", socket_timeout_seconds: float = 5.0
+        self,
+        url: str,
+        *,
+        durability: Literal["strict", "best-effort"] = "strict",
+        wait_replicas: int = 0,
+        wait_timeout_seconds: float = 1.0,
+        key_prefix: str = "ewc:",
+        socket_timeout_seconds: float = 5.0,
     ) -> None:
+        if durability not in ("strict", "best-effort"):
+            raise store_config_invalid("RedisStore's durability must be 'strict' or 'best-effort'")
+        if isinstance(wait_replicas, bool) or not isinstance(wait_replicas, int):
+            raise TypeError(f"wait_replicas must be an int, not {type(wait_replicas).__name__}")
+        if not 0 <= wait_replicas <= 1000:
+            raise store_config_invalid("RedisStore's wait_replicas must be between 0 and 1000")
+        if not 0 < wait_timeout_seconds <= 3600:  # also refuses NaN
+            raise store_config_invalid("RedisStore's wait_timeout_seconds must be in (0, 3600]")
         self._client, self._errors = redis_client(url, socket_timeout_seconds)
+        self.durability = durability
+        self.wait_replicas = wait_replicas
+        self._wait_timeout_ms = max(1, math.ceil(wait_timeout_seconds * 1000))
         self.key_prefix = key_prefix
         self.challenge_prefix = key_prefix + "signed-retry:"
         self.code_prefix = key_prefix + "otp:"
@@ -116,12 +149,43 @@ class RedisStore:
         self._issue = self._client.register_script(_ISSUE)
         self._attempt = self._client.register_script(_ATTEMPT)
         self._consume = self._client.register_script(_CONSUME)
+        if durability == "strict":
+            import redis
+
+            try:
+                problem = self._call(redis_durability_problem, self._client, redis.ResponseError)
+            except StoreError:
+                self._client.close()
+                raise
+            if problem is not None:
+                self._client.close()
+                raise problem
 
     def _call(self, action: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return action(*args, **kwargs)
+        except StoreError:
+            raise
         except self._errors as problem:
             raise store_unavailable("Redis", problem) from None
+
+    def _replicated(self, script: Any, key: str, args: list[Any]) -> Any:
+        """Run ``script``, then (with ``wait_replicas``) ``WAIT`` on the same connection: WAIT
+        counts the replicas that have this connection's writes. Fails closed on a shortfall."""
+        if not self.wait_replicas:
+            return self._call(script, keys=[key], args=args)
+        pipe = self._client.pipeline(transaction=False)
+        script(keys=[key], args=args, client=pipe)
+        pipe.wait(self.wait_replicas, self._wait_timeout_ms)
+        reply, acknowledged = self._call(pipe.execute)
+        if int(acknowledged) < self.wait_replicas:
+            raise StoreError(
+                f"only {int(acknowledged)} of {self.wait_replicas} Redis replicas acknowledged "
+                f"the write within {self._wait_timeout_ms} ms; it is not granted",
+                "STORE_UNAVAILABLE",
+                503,
+            )
+        return reply
 
     # --- signed-retry challenges (ChallengeStore) -----------------------------------------
 
@@ -140,7 +204,7 @@ class RedisStore:
         return ChallengeRecord.from_json(text, claimed=claimed is not None)
 
     def claim(self, request_id: str, now_ms: int) -> bool:
-        won = self._call(self._claim, keys=[self.challenge_prefix + request_id], args=[now_ms])
+        won = self._replicated(self._claim, self.challenge_prefix + request_id, [now_ms])
         return bool(won == 1)
 
     # --- one-time codes (CodeStore) -------------------------------------------------------
@@ -162,9 +226,7 @@ class RedisStore:
     def attempt(
         self, key: str, now_ms: int, max_attempts: int
     ) -> tuple[AttemptStatus, CodeState | None]:
-        reply = self._call(
-            self._attempt, keys=[self.code_prefix + key], args=[now_ms, max_attempts]
-        )
+        reply = self._replicated(self._attempt, self.code_prefix + key, [now_ms, max_attempts])
         raw_status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
         status = next((s for s in _STATUSES if s == raw_status), None)
         if status is None:
@@ -172,7 +234,7 @@ class RedisStore:
         return status, state_from_fields(reply[1:]) if status == "ok" else None
 
     def consume(self, key: str, issue_id: str) -> bool:
-        return bool(self._call(self._consume, keys=[self.code_prefix + key], args=[issue_id]) == 1)
+        return bool(self._replicated(self._consume, self.code_prefix + key, [issue_id]) == 1)
 
     def close(self) -> None:
         """Release the connection pool."""
