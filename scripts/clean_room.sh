@@ -31,14 +31,19 @@ say "README examples"
 "$py" "$repo/scripts/doc_examples.py" "$repo/README.md"
 say "an extra that is not installed names itself"
 "$py" - <<'PY'
-from embedded_wallet_crypto.signed_retry import RedisStore
-try:
-    RedisStore("redis://127.0.0.1:1/0")
-except ImportError as err:
-    assert "embedded-wallet-crypto[redis]" in str(err), err
-    print("ImportError:", err)
-else:
-    raise SystemExit("RedisStore without the redis extra did not raise ImportError")
+from embedded_wallet_crypto.stores import PostgresStore, RedisStore
+
+for store, argument, extra in (
+    (RedisStore, "redis://127.0.0.1:1/0", "embedded-wallet-crypto[redis]"),
+    (PostgresStore, "postgresql://127.0.0.1:1/x", "embedded-wallet-crypto[postgres]"),
+):
+    try:
+        store(argument)
+    except ImportError as err:
+        assert extra in str(err), err
+        print("ImportError:", err)
+    else:
+        raise SystemExit(f"{store.__name__} without its extra did not raise ImportError")
 PY
 say "ewc demo"
 "$work/venv/bin/ewc" demo | tail -n 1
