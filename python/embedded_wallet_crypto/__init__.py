@@ -35,6 +35,7 @@ from .export import (
     open_export_bundle,
     seal_export_bundle,
 )
+from .key_formats import KeyFormat, decode_private_key, encode_private_key
 from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
 from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
@@ -78,6 +79,7 @@ __all__ = [
     "EnvelopeError",
     "Environment",
     "InvalidKey",
+    "KeyFormat",
     "KeyPair",
     "OidcError",
     "OtpError",
@@ -94,7 +96,9 @@ __all__ = [
     "check_payload_binding",
     "compress_public_key",
     "create_stamp",
+    "decode_private_key",
     "default_environment",
+    "encode_private_key",
     "errors",
     "hpke",
     "oidc",
