@@ -380,3 +380,13 @@ def test_real_export_bundle_opens_typed() -> None:
         inputs["export_bundle"].strip(), key, organization_id=inputs["organization_id"]
     )
     assert text == case["expected"]["result"]
+
+
+def test_wrong_python_types_are_type_errors(bundle: str) -> None:
+    options = {"organization_id": ORG, "user_id": USER, "signer_public_key": PINNED}
+    with pytest.raises(TypeError):
+        ewc.encrypt_wallet_to_bundle(bundle, 12, **options)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        ewc.encrypt_wallet_to_bundle(bundle, MNEMONIC, passphrase=b"x", **options)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        ewc.encrypt_private_key_to_bundle(bundle, 12, **options)  # type: ignore[arg-type]

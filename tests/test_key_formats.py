@@ -165,3 +165,25 @@ def test_wrong_types_and_formats() -> None:
     assert raised.value.code == "KEY_FORMAT_UNSUPPORTED"
     assert ewc.KeyFormat("SOLANA") is ewc.KeyFormat.SOLANA == "SOLANA"
     assert str(ewc.KeyFormat.SUI_BECH32) == "SUI_BECH32"
+
+
+@given(text=st.text(max_size=120), key_format=st.sampled_from(FORMATS))
+def test_any_text_decodes_or_raises_decode_error(text: str, key_format: ewc.KeyFormat) -> None:
+    try:
+        raw = ewc.decode_private_key(text, key_format)
+    except ewc.DecodeError as error:
+        assert error.code.isupper()
+    else:
+        assert len(raw) == 32
+
+
+@given(
+    prefix=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=20),
+    data=st.binary(max_size=40),
+)
+def test_bech32_round_trip_property(prefix: str, data: bytes) -> None:
+    text = key_formats.bech32_encode(prefix, data)
+    if len(text) > key_formats.BECH32_MAX_LENGTH:
+        return
+    assert key_formats.bech32_decode(text) == (prefix, data)
+    assert key_formats.bech32_decode(text.upper()) == (prefix, data)

@@ -67,10 +67,13 @@ def wallet_plaintext(mnemonic: str | BytesLike, passphrase: str | None = None) -
     Raises:
         DecodeError: ``MNEMONIC_MULTILINE`` (a mnemonic of more than one line: give a
             passphrase as ``passphrase``), or a code of :func:`ewc.export.check_mnemonic`.
-        TypeError: ``passphrase`` is neither a ``str`` nor None.
+        TypeError: ``mnemonic`` is not text or bytes, or ``passphrase`` is neither a ``str``
+            nor None.
     """
     if passphrase is not None and not isinstance(passphrase, str):
         raise TypeError(f"passphrase must be str or None, not {type(passphrase).__name__}")
+    if not isinstance(mnemonic, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"mnemonic must be str or bytes, not {type(mnemonic).__name__}")
     if not isinstance(mnemonic, str):
         try:
             mnemonic = bytes(mnemonic).decode("utf-8")
