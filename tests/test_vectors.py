@@ -26,6 +26,8 @@ FILE_NAMES = [
     "export.json",
     "otp.json",
     "passkey.json",
+    "import.json",
+    "key_formats.json",
 ]
 
 

@@ -37,6 +37,8 @@ COMMANDS = [
     "verify-oidc",
     "open-export",
     "seal-export",
+    "import-wallet",
+    "import-private-key",
     "demo",
 ]
 

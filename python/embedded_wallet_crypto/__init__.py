@@ -33,8 +33,17 @@ from .export import (
     PREPRODUCTION_SIGNER_PUBLIC_KEY,
     PRODUCTION_SIGNER_PUBLIC_KEY,
     open_export_bundle,
+    open_export_mnemonic,
+    open_export_private_key,
     seal_export_bundle,
 )
+from .import_bundles import (
+    encrypt_private_key_to_bundle,
+    encrypt_wallet_to_bundle,
+    open_import_bundle,
+    seal_import_bundle,
+)
+from .key_formats import KeyFormat, decode_private_key, encode_private_key
 from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
 from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
@@ -78,6 +87,7 @@ __all__ = [
     "EnvelopeError",
     "Environment",
     "InvalidKey",
+    "KeyFormat",
     "KeyPair",
     "OidcError",
     "OtpError",
@@ -94,17 +104,25 @@ __all__ = [
     "check_payload_binding",
     "compress_public_key",
     "create_stamp",
+    "decode_private_key",
     "default_environment",
+    "encode_private_key",
+    "encrypt_private_key_to_bundle",
+    "encrypt_wallet_to_bundle",
     "errors",
     "hpke",
     "oidc",
     "open_export_bundle",
+    "open_export_mnemonic",
+    "open_export_private_key",
+    "open_import_bundle",
     "open_session_key",
     "otp",
     "parse_public_key",
     "passkeys",
     "policy",
     "seal_export_bundle",
+    "seal_import_bundle",
     "seal_session_key",
     "set_default_environment",
     "sign_webhook",

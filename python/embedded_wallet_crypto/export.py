@@ -24,6 +24,7 @@ from functools import lru_cache
 from . import _native
 from ._types import BytesLike, KeyLike
 from .errors import DecodeError
+from .key_formats import KeyFormat, _format, encode_private_key
 from .keys import KeyPair
 from .policy import Environment, sandbox_allowed
 
@@ -33,6 +34,8 @@ __all__ = [
     "check_mnemonic",
     "is_valid_mnemonic",
     "open_export_bundle",
+    "open_export_mnemonic",
+    "open_export_private_key",
     "raw_key_hex",
     "seal_export_bundle",
 ]
@@ -204,3 +207,67 @@ def raw_key_hex(plaintext: BytesLike) -> str:
     if len(key) != 32:
         raise DecodeError(f"an exported private key is 32 bytes, not {len(key)}", "INVALID_LENGTH")
     return key.hex()
+
+
+# --- typed opens -----------------------------------------------------------------------------
+
+
+def open_export_private_key(
+    bundle: str | BytesLike,
+    client_key: KeyPair | BytesLike,
+    *,
+    key_format: KeyFormat | str = KeyFormat.HEXADECIMAL,
+    organization_id: str | None = None,
+    signer_public_key: KeyLike = PRODUCTION_SIGNER_PUBLIC_KEY,
+    sandbox: bool | Environment | None = None,
+) -> str:
+    """Client: :func:`open_export_bundle`, then the exported private key (exactly 32 bytes) as
+    text in ``key_format`` (formats.md section 13; hex is lowercase without ``0x``).
+
+    Raises:
+        EnvelopeError, DecryptionError, InvalidKey: as :func:`open_export_bundle`.
+        DecodeError: ``INVALID_LENGTH`` when the plaintext is not 32 bytes (a wallet export).
+        WalletCryptoError: ``KEY_FORMAT_UNSUPPORTED`` for an unknown format (before opening).
+    """
+    chosen = _format(key_format)
+    plaintext = open_export_bundle(
+        bundle,
+        client_key,
+        organization_id=organization_id,
+        signer_public_key=signer_public_key,
+        sandbox=sandbox,
+    )
+    return encode_private_key(bytes.fromhex(raw_key_hex(plaintext)), chosen)
+
+
+def open_export_mnemonic(
+    bundle: str | BytesLike,
+    client_key: KeyPair | BytesLike,
+    *,
+    organization_id: str | None = None,
+    signer_public_key: KeyLike = PRODUCTION_SIGNER_PUBLIC_KEY,
+    sandbox: bool | Environment | None = None,
+) -> str:
+    """Client: :func:`open_export_bundle`, then the exported wallet as checked UTF-8 text.
+
+    The first line must be a BIP-39 English mnemonic (:func:`check_mnemonic`); a wallet with a
+    BIP-39 passphrase comes back as the mnemonic, a newline and the passphrase, as the export
+    frame shows it. The text is returned as exported.
+
+    Raises:
+        EnvelopeError, DecryptionError, InvalidKey: as :func:`open_export_bundle`.
+        DecodeError: ``MNEMONIC_NOT_TEXT`` (a key export, say) or another ``MNEMONIC_*`` code.
+    """
+    plaintext = open_export_bundle(
+        bundle,
+        client_key,
+        organization_id=organization_id,
+        signer_public_key=signer_public_key,
+        sandbox=sandbox,
+    )
+    try:
+        text = plaintext.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DecodeError("the exported wallet is not UTF-8 text", "MNEMONIC_NOT_TEXT") from None
+    check_mnemonic(text.partition("\n")[0])
+    return text

@@ -39,12 +39,16 @@ __all__ = [
     "hpke_setup_receiver",
     "hpke_setup_sender",
     "open_export_bundle",
+    "open_import_bundle",
     "open_session_key",
     "parse_public_key",
     "seal_export_bundle",
+    "seal_import_bundle",
     "seal_session_key",
     "seal_target_bundle",
+    "seal_to_import_target",
     "test_support",
+    "verify_import_bundle",
     "verify_signature",
     "verify_signature_p1363",
     "verify_stamp",
@@ -170,3 +174,17 @@ def encrypt_otp_code(
 def decrypt_otp_bundle(
     encrypted_otp_bundle: str | _Bytes, target_key: KeyPair | _Bytes
 ) -> tuple[str, str]: ...
+def seal_import_bundle(
+    target_public_key: _Key, organization_id: str, user_id: str, signer: KeyPair | None = None
+) -> str: ...
+def verify_import_bundle(
+    import_bundle: str | _Bytes,
+    signer_public_key: _Key,
+    sandbox_allowed: bool,
+    organization_id: str | None = None,
+    user_id: str | None = None,
+) -> bytes: ...
+def seal_to_import_target(
+    target_public_key: _Key, plaintext: _Bytes, ephemeral_key: KeyPair | None = None
+) -> str: ...
+def open_import_bundle(encrypted_bundle: str | _Bytes, target_key: KeyPair | _Bytes) -> bytes: ...

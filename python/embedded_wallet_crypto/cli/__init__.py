@@ -21,6 +21,7 @@ import embedded_wallet_crypto as ewc
 from .. import vectors
 from . import demo
 from ._export import add_export_commands
+from ._import import add_import_commands
 from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from ._oidc import add_oidc_commands
 from ._session import add_session_commands
@@ -121,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     add_session_commands(commands)
     add_oidc_commands(commands)
     add_export_commands(commands)
+    add_import_commands(commands)
 
     demo_parser = commands.add_parser("demo", help="run every available flow end to end")
     demo_parser.set_defaults(handler=_cmd_demo)

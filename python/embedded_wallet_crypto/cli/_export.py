@@ -47,15 +47,18 @@ def _cmd_open_export(args: argparse.Namespace) -> int:
     signer = _signer(args.signer)
     client_key = ewc.KeyPair.from_private_hex(read_text(args.private_key_file, "the private key"))
     bundle = read_bytes(args.bundle, "the export bundle")
+    options = {
+        "organization_id": args.organization_id,
+        "signer_public_key": signer,
+        "sandbox": True if args.sandbox else None,
+    }
     try:
-        plaintext = ewc.open_export_bundle(
-            bundle,
-            client_key,
-            organization_id=args.organization_id,
-            signer_public_key=signer,
-            sandbox=True if args.sandbox else None,
-        )
-        secret = _printable(plaintext)
+        if args.key_format is not None:
+            secret = ewc.open_export_private_key(
+                bundle, client_key, key_format=args.key_format, **options
+            )
+        else:
+            secret = _printable(ewc.open_export_bundle(bundle, client_key, **options))
     except ewc.EnvelopeError as error:
         if error.code == "ENVELOPE_MALFORMED":
             raise
@@ -121,6 +124,13 @@ def add_export_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     )
     open_export.add_argument(
         "--sandbox", action="store_true", help="also open the unsigned sandbox form"
+    )
+    open_export.add_argument(
+        "--key-format",
+        choices=[member.value for member in ewc.KeyFormat],
+        metavar="FORMAT",
+        help="a key export: print the key in this format (HEXADECIMAL, SOLANA, "
+        "BITCOIN_MAINNET_WIF, BITCOIN_TESTNET_WIF, SUI_BECH32); a wallet export then fails",
     )
     open_export.set_defaults(handler=_cmd_open_export)
 

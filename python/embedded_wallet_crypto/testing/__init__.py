@@ -3,10 +3,13 @@
 No verification in the library uses this package, and importing it changes nothing.
 
 - Deterministic seals (``seal_export_bundle_deterministic_for_tests``,
-  ``encrypt_otp_code_deterministic_for_tests``): the export and OTP seals with a caller-chosen
-  HPKE ephemeral key, so that known-answer vectors come out the same on every run. Reusing an
-  ephemeral key destroys HPKE's confidentiality; the real seals always draw a fresh one. The one
-  deterministic seal of the public API is ``ewc.hpke.seal_deterministic_for_tests``.
+  ``encrypt_otp_code_deterministic_for_tests``, and the import seals
+  ``encrypt_wallet_to_bundle_deterministic_for_tests`` and
+  ``encrypt_private_key_to_bundle_deterministic_for_tests``): the export, OTP and import seals
+  with a caller-chosen HPKE ephemeral key, so that known-answer vectors come out the same on
+  every run. Reusing an ephemeral key destroys HPKE's confidentiality; the real seals always
+  draw a fresh one. The one deterministic seal of the public API is
+  ``ewc.hpke.seal_deterministic_for_tests``.
 - ``webauthn_time``: a context manager that verifies recorded WebAuthn attestation samples, whose
   certificates have since expired, at the time they were made (it loads py_webauthn's internals
   on first use only).
@@ -21,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._seals import (
     encrypt_otp_code_deterministic_for_tests,
+    encrypt_private_key_to_bundle_deterministic_for_tests,
+    encrypt_wallet_to_bundle_deterministic_for_tests,
     seal_export_bundle_deterministic_for_tests,
 )
 
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "encrypt_otp_code_deterministic_for_tests",
+    "encrypt_private_key_to_bundle_deterministic_for_tests",
+    "encrypt_wallet_to_bundle_deterministic_for_tests",
     "seal_export_bundle_deterministic_for_tests",
     "webauthn_time",
 ]

@@ -9,8 +9,9 @@ confidentiality HPKE provides: a real seal always draws a fresh one (``ewc.seal_
 
 from __future__ import annotations
 
-from .. import export
+from .. import export, import_bundles
 from .._types import BytesLike, KeyLike
+from ..key_formats import KeyFormat
 from ..keys import KeyPair
 from ..otp import _encrypted
 from ..policy import Environment
@@ -53,5 +54,54 @@ def encrypt_otp_code_deterministic_for_tests(
         sandbox=sandbox,
         organization_id=organization_id,
         user_id=user_id,
+        ephemeral_key=ephemeral_key,
+    )
+
+
+def encrypt_wallet_to_bundle_deterministic_for_tests(
+    import_bundle: str | BytesLike,
+    mnemonic: str | BytesLike,
+    *,
+    ephemeral_key: KeyPair,
+    organization_id: str | None,
+    user_id: str | None,
+    signer_public_key: KeyLike = export.PRODUCTION_SIGNER_PUBLIC_KEY,
+    sandbox: bool | Environment | None = None,
+    passphrase: str | None = None,
+) -> str:
+    """``ewc.encrypt_wallet_to_bundle`` with a caller-chosen HPKE ephemeral key (vectors only)."""
+    return import_bundles._encrypt_wallet(
+        import_bundle,
+        mnemonic,
+        organization_id=organization_id,
+        user_id=user_id,
+        signer_public_key=signer_public_key,
+        sandbox=sandbox,
+        passphrase=passphrase,
+        ephemeral_key=ephemeral_key,
+    )
+
+
+def encrypt_private_key_to_bundle_deterministic_for_tests(
+    import_bundle: str | BytesLike,
+    private_key: str | BytesLike,
+    *,
+    ephemeral_key: KeyPair,
+    key_format: KeyFormat | str = KeyFormat.HEXADECIMAL,
+    organization_id: str | None,
+    user_id: str | None,
+    signer_public_key: KeyLike = export.PRODUCTION_SIGNER_PUBLIC_KEY,
+    sandbox: bool | Environment | None = None,
+) -> str:
+    """``ewc.encrypt_private_key_to_bundle`` with a caller-chosen HPKE ephemeral key (vectors
+    only)."""
+    return import_bundles._encrypt_private_key(
+        import_bundle,
+        private_key,
+        key_format=key_format,
+        organization_id=organization_id,
+        user_id=user_id,
+        signer_public_key=signer_public_key,
+        sandbox=sandbox,
         ephemeral_key=ephemeral_key,
     )

@@ -1,10 +1,11 @@
 """The project's known-answer vectors (vectors/README.md, schema ``ewc-vectors/1``).
 
 ``generate(directory)`` writes hpke.json, keys.json, signatures.json, base58check.json,
-session_key.json, stamp.json, signed_retry.json, oidc.json, export.json, otp.json and
-passkey.json, the same bytes on every run: keys come from RFC 9180 DeriveKeyPair over fixed
-inputs, and every expected value is computed by an independent reference (the ``generate``
-subpackage: pyca/cryptography and the standard library), never by the library under test.
+session_key.json, stamp.json, signed_retry.json, oidc.json, export.json, otp.json,
+passkey.json, import.json and key_formats.json, the same bytes on every run: keys come from
+RFC 9180 DeriveKeyPair over fixed inputs, and every expected value is computed by an
+independent reference (the ``generate`` subpackage: pyca/cryptography and the standard
+library), never by the library under test.
 ``verify(directory)`` runs every case of every ``*.json`` file through the public Python API
 and reports per-file counts and failures.
 """
@@ -21,6 +22,8 @@ from .generate import (
     base58check,
     export,
     hpke,
+    import_,
+    key_formats,
     keys,
     oidc,
     otp,
@@ -57,6 +60,8 @@ FILES: dict[str, Callable[[], dict[str, Any]]] = {
     "export.json": export.build,
     "otp.json": otp.build,
     "passkey.json": passkey.build,
+    "import.json": import_.build,
+    "key_formats.json": key_formats.build,
 }
 
 

@@ -20,6 +20,7 @@ from ._inputs import (
     optional_input_bytes,
 )
 from ._operations_envelopes import ENVELOPE_EXCEPTIONS, ENVELOPE_OPERATIONS
+from ._operations_import import IMPORT_EXCEPTIONS, IMPORT_OPERATIONS
 from ._operations_oidc import OIDC_EXCEPTIONS, OIDC_OPERATIONS
 from ._operations_passkey import PASSKEY_EXCEPTIONS, PASSKEY_OPERATIONS
 from ._operations_session_stamp import SESSION_STAMP_OPERATIONS
@@ -49,6 +50,7 @@ EXCEPTION_FOR_CODE: dict[str, type[ewc.WalletCryptoError]] = {
     **OIDC_EXCEPTIONS,
     **ENVELOPE_EXCEPTIONS,
     **PASSKEY_EXCEPTIONS,
+    **IMPORT_EXCEPTIONS,
 }
 
 
@@ -203,6 +205,7 @@ OPERATIONS: dict[str, Callable[[Inputs], dict[str, Any]]] = {
     **OIDC_OPERATIONS,
     **ENVELOPE_OPERATIONS,
     **PASSKEY_OPERATIONS,
+    **IMPORT_OPERATIONS,
 }
 
 

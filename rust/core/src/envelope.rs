@@ -47,6 +47,9 @@ const EXPORT: &str = "export envelope";
 const LEGACY: &str = "legacy export envelope";
 const TARGET: &str = "OTP target bundle";
 const OTP_BUNDLE: &str = "the encryptedOtpBundle";
+const IMPORT: &str = "import bundle";
+const LEGACY_IMPORT: &str = "legacy import bundle";
+const ENCRYPTED_IMPORT: &str = "the encrypted import bundle";
 
 // ---------------------------------------------------------------------------------------------
 // Strict JSON
@@ -790,24 +793,39 @@ pub fn verify_target(
     let bytes = size_checked(target_bundle, "the OTP target bundle")?;
     let document = parse_object(bytes, TARGET, MALFORMED)?;
     let data = open_signed(&document, pinned, sandbox_allowed, TARGET)?;
-    let what = "the OTP target bundle data";
-    let target = text_field(&data, "targetPublic", what, DATA_MALFORMED)?;
-    let signed_organization = text_field(&data, "organizationId", what, DATA_MALFORMED)?;
-    let signed_user = text_field(&data, "userId", what, DATA_MALFORMED)?;
+    signed_target(&data, TARGET, organization_id, user_id)
+}
+
+/// The target key of the signed data `{"targetPublic", "organizationId", "userId"}` of a
+/// target or import bundle, after the organization and user checks (each when given).
+fn signed_target(
+    data: &Object,
+    what: &str,
+    organization_id: Option<&str>,
+    user_id: Option<&str>,
+) -> Result<PublicKey> {
+    let data_what = format!("the {what} data");
+    let target = text_field(data, "targetPublic", &data_what, DATA_MALFORMED)?;
+    let signed_organization = text_field(data, "organizationId", &data_what, DATA_MALFORMED)?;
+    let signed_user = text_field(data, "userId", &data_what, DATA_MALFORMED)?;
     if organization_id.is_some_and(|given| given != signed_organization) {
         return Err(mismatch(
-            TARGET,
+            what,
             "organization",
             "ENVELOPE_ORGANIZATION_MISMATCH",
         ));
     }
     if user_id.is_some_and(|given| given != signed_user) {
-        return Err(mismatch(TARGET, "user", "ENVELOPE_USER_MISMATCH"));
+        return Err(mismatch(what, "user", "ENVELOPE_USER_MISMATCH"));
     }
+    target_key(target, what)
+}
+
+fn target_key(target: &str, what: &str) -> Result<PublicKey> {
     PublicKey::from_hex(target).map_err(|_| {
         Error::envelope(
             "ENVELOPE_TARGET_KEY_INVALID",
-            format!("the {TARGET}'s targetPublic is not a valid P-256 public key"),
+            format!("the {what}'s targetPublic is not a valid P-256 public key"),
         )
     })
 }
@@ -920,10 +938,15 @@ pub struct OtpSubmission {
 /// Server: the envelope checks of an `encryptedOtpBundle` (a JSON object with hex
 /// `encappedPublic` and `ciphertext`; a bundle JSON-encoded twice is `ENVELOPE_MALFORMED`).
 pub fn parse_otp_bundle(encrypted_otp_bundle: &[u8]) -> Result<Sealed> {
-    let bytes = size_checked(encrypted_otp_bundle, OTP_BUNDLE)?;
-    let document = parse_object(bytes, OTP_BUNDLE, MALFORMED)?;
-    let enc = hex_field(&document, "encappedPublic", OTP_BUNDLE, MALFORMED)?;
-    let ciphertext = hex_field(&document, "ciphertext", OTP_BUNDLE, MALFORMED)?;
+    parse_sealed(encrypted_otp_bundle, OTP_BUNDLE)
+}
+
+/// `{"encappedPublic": hex, "ciphertext": hex}` (`ENVELOPE_MALFORMED` otherwise).
+fn parse_sealed(bytes: &[u8], what: &str) -> Result<Sealed> {
+    let bytes = size_checked(bytes, what)?;
+    let document = parse_object(bytes, what, MALFORMED)?;
+    let enc = hex_field(&document, "encappedPublic", what, MALFORMED)?;
+    let ciphertext = hex_field(&document, "ciphertext", what, MALFORMED)?;
     Ok(Sealed { enc, ciphertext })
 }
 
@@ -951,6 +974,157 @@ pub fn open_otp_submission(sealed: &Sealed, target_key: &KeyPair) -> Result<OtpS
 /// Server: [`parse_otp_bundle`], then [`open_otp_submission`].
 pub fn otp_decrypt(encrypted_otp_bundle: &[u8], target_key: &KeyPair) -> Result<OtpSubmission> {
     open_otp_submission(&parse_otp_bundle(encrypted_otp_bundle)?, target_key)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import bundles (formats.md section 12)
+
+/// Server (enclave): the import bundle for a target key (SEC1), the signed envelope whose data
+/// is `{"targetPublic", "organizationId", "userId"}`; `signer = None` writes the sandbox form.
+/// An empty `user_id` is allowed (organization-level secrets). Errors: `InvalidKey` for the
+/// target, then `ENVELOPE_PARAMETERS_INVALID` for an empty organization id.
+pub fn seal_import(
+    target_public_key: KeyInput<'_>,
+    organization_id: &str,
+    user_id: &str,
+    signer: Option<&KeyPair>,
+) -> Result<String> {
+    let target = target_public_key.parse()?;
+    let organization_id = require_text(organization_id, "organization_id")?;
+    let data = compact_json(&[
+        ("targetPublic", &hex::encode(target.uncompressed())),
+        ("organizationId", organization_id),
+        ("userId", user_id),
+    ]);
+    build_signed(data.as_bytes(), signer)
+}
+
+/// Client: verify an import bundle and return its target key. A v1.0.0 bundle is checked in
+/// order: version, signer pinned, signature, the signed data, the organization and the user
+/// (each when given). The legacy v0 form `{"targetPublic", "targetPublicSignature"}` (signed over
+/// the 65 raw key bytes, naming no organization or user) is read only when both
+/// `organization_id` and `user_id` are `None`: the caller's explicit opt-out of those checks.
+pub fn verify_import(
+    import_bundle: &[u8],
+    pinned: KeyInput<'_>,
+    organization_id: Option<&str>,
+    user_id: Option<&str>,
+    sandbox_allowed: bool,
+) -> Result<PublicKey> {
+    let bytes = size_checked(import_bundle, "the import bundle")?;
+    let document = parse_object(bytes, IMPORT, MALFORMED)?;
+    if !document.contains("version") && document.contains("targetPublicSignature") {
+        return verify_import_legacy(&document, pinned, organization_id, user_id, sandbox_allowed);
+    }
+    let data = open_signed(&document, pinned, sandbox_allowed, IMPORT)?;
+    signed_target(&data, IMPORT, organization_id, user_id)
+}
+
+fn verify_import_legacy(
+    document: &Object,
+    pinned: KeyInput<'_>,
+    organization_id: Option<&str>,
+    user_id: Option<&str>,
+    sandbox_allowed: bool,
+) -> Result<PublicKey> {
+    let pinned = pinned_key(pinned)?;
+    let target = text_field(document, "targetPublic", LEGACY_IMPORT, MALFORMED)?;
+    let raw_target = unhex(target).ok_or_else(|| {
+        Error::envelope(
+            MALFORMED,
+            format!("the {LEGACY_IMPORT} field 'targetPublic' is not hex"),
+        )
+    })?;
+    let signature = text_field(document, "targetPublicSignature", LEGACY_IMPORT, MALFORMED)?;
+    let signer = match document.get("enclaveQuorumPublic") {
+        None => "",
+        Some(Field::Text(text)) => text.as_str(),
+        Some(Field::Other) => {
+            return Err(Error::envelope(
+                MALFORMED,
+                format!("the {LEGACY_IMPORT} has a non-string enclaveQuorumPublic"),
+            ))
+        }
+    };
+    if signature.is_empty() {
+        if !signer.is_empty() {
+            return Err(Error::envelope(
+                "ENVELOPE_SIGNATURE_INVALID",
+                format!("the {LEGACY_IMPORT} signature does not verify"),
+            ));
+        }
+        refuse_unsigned(sandbox_allowed, LEGACY_IMPORT)?;
+    } else {
+        let pinned_hex;
+        let signer = if signer.is_empty() {
+            pinned_hex = hex::encode(pinned.uncompressed());
+            pinned_hex.as_str()
+        } else {
+            signer
+        };
+        verify_by_pinned(&pinned, signer, &raw_target, signature, LEGACY_IMPORT)?;
+    }
+    if organization_id.is_some() {
+        return Err(Error::envelope(
+            "ENVELOPE_ORGANIZATION_MISMATCH",
+            "a legacy v0 import bundle names no organization, so it cannot match \
+             organization_id; accept it with organization_id=None and user_id=None",
+        ));
+    }
+    if user_id.is_some() {
+        return Err(Error::envelope(
+            "ENVELOPE_USER_MISMATCH",
+            "a legacy v0 import bundle names no user, so it cannot match user_id; accept it \
+             with organization_id=None and user_id=None",
+        ));
+    }
+    target_key(target, LEGACY_IMPORT)
+}
+
+/// Client: HPKE-seal `plaintext` (section 1 profile) to a verified import target and write
+/// `{"encappedPublic", "ciphertext"}` as the real SDKs do. `ephemeral` only for known-answer
+/// vectors: reusing an ephemeral key destroys the confidentiality HPKE provides.
+pub fn seal_to_import_target(
+    target: &PublicKey,
+    plaintext: &[u8],
+    ephemeral: Option<&KeyPair>,
+) -> Result<String> {
+    let (enc, ciphertext) = seal_profile(target, plaintext, ephemeral)?;
+    Ok(compact_json(&[
+        ("encappedPublic", &enc),
+        ("ciphertext", &ciphertext),
+    ]))
+}
+
+/// Client: [`verify_import`], then [`seal_to_import_target`] (the plaintext is the caller's to
+/// check: a mnemonic, or 32 key bytes).
+pub fn encrypt_import(
+    import_bundle: &[u8],
+    plaintext: &[u8],
+    pinned: KeyInput<'_>,
+    organization_id: Option<&str>,
+    user_id: Option<&str>,
+    sandbox_allowed: bool,
+) -> Result<String> {
+    let target = verify_import(
+        import_bundle,
+        pinned,
+        organization_id,
+        user_id,
+        sandbox_allowed,
+    )?;
+    seal_to_import_target(&target, plaintext, None)
+}
+
+/// Server (enclave): open an encrypted import bundle `{"encappedPublic", "ciphertext"}` with
+/// the target key. Errors: `ENVELOPE_MALFORMED`, then `DECRYPTION_FAILED`.
+pub fn open_import(encrypted_bundle: &[u8], target_key: &KeyPair) -> Result<Zeroizing<Vec<u8>>> {
+    parse_import(encrypted_bundle)?.open(target_key)
+}
+
+/// Server: the envelope checks of an encrypted import bundle, before the key is needed.
+pub fn parse_import(encrypted_bundle: &[u8]) -> Result<Sealed> {
+    parse_sealed(encrypted_bundle, ENCRYPTED_IMPORT)
 }
 
 #[cfg(test)]
@@ -1105,5 +1279,56 @@ mod tests {
             false,
         );
         assert_eq!(err.unwrap_err().code(), "ENVELOPE_USER_MISMATCH");
+    }
+
+    #[test]
+    fn import_round_trip_and_checks() {
+        let signer = KeyPair::generate().unwrap();
+        let target = KeyPair::generate().unwrap();
+        let pinned = signer.public_key().uncompressed().to_vec();
+        let pin = || KeyInput::Sec1(&pinned[..]);
+        let target_pub = KeyInput::Sec1(target.public_key().uncompressed());
+        let bundle = seal_import(target_pub, "org", "", Some(&signer)).unwrap();
+        let sealed = encrypt_import(
+            bundle.as_bytes(),
+            b"words",
+            pin(),
+            Some("org"),
+            Some(""),
+            false,
+        )
+        .unwrap();
+        assert!(sealed.starts_with(r#"{"encappedPublic":""#));
+        assert_eq!(
+            open_import(sealed.as_bytes(), &target).unwrap().as_slice(),
+            b"words"
+        );
+        let err = encrypt_import(
+            bundle.as_bytes(),
+            b"w",
+            pin(),
+            Some("org"),
+            Some("u"),
+            false,
+        );
+        assert_eq!(err.unwrap_err().code(), "ENVELOPE_USER_MISMATCH");
+        let err = seal_import(target_pub, "", "u", None).unwrap_err();
+        assert_eq!(err.code(), PARAMETERS_INVALID);
+        // v0: signed over the raw key bytes, read only with both checks opted out.
+        let raw = target.public_key().uncompressed();
+        let v0 = format!(
+            r#"{{"targetPublic":"{}","targetPublicSignature":"{}"}}"#,
+            hex::encode(raw),
+            hex::encode(signer.sign(raw).unwrap())
+        );
+        assert!(verify_import(v0.as_bytes(), pin(), None, None, false).is_ok());
+        let err = verify_import(v0.as_bytes(), pin(), Some("org"), None, false).unwrap_err();
+        assert_eq!(err.code(), "ENVELOPE_ORGANIZATION_MISMATCH");
+        let err = verify_import(v0.as_bytes(), pin(), None, Some(""), false).unwrap_err();
+        assert_eq!(err.code(), "ENVELOPE_USER_MISMATCH");
+        let other = KeyPair::generate().unwrap();
+        let other_pin = other.public_key().uncompressed().to_vec();
+        let err = verify_import(v0.as_bytes(), KeyInput::Sec1(&other_pin), None, None, false);
+        assert_eq!(err.unwrap_err().code(), "ENVELOPE_SIGNATURE_INVALID");
     }
 }

@@ -287,6 +287,96 @@ fn decrypt_otp_bundle(
     Ok((submission.otp_code.to_string(), submission.public_key))
 }
 
+/// Server: an import bundle for the target key (formats.md section 12); an empty `user_id` is
+/// allowed, anything but a `str` is `ENVELOPE_PARAMETERS_INVALID`.
+#[pyfunction]
+#[pyo3(signature = (target_public_key, organization_id, user_id, signer = None))]
+fn seal_import_bundle(
+    py: Python<'_>,
+    target_public_key: &Bound<'_, PyAny>,
+    organization_id: &Bound<'_, PyAny>,
+    user_id: &Bound<'_, PyAny>,
+    signer: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let signer = signer_arg(signer)?;
+    let target = key_text_arg(target_public_key, "target_public_key")?;
+    let organization_id = id_arg(organization_id, "organization_id")?;
+    if !user_id.is_instance_of::<PyString>() {
+        return Err(to_py_err(Error::envelope(
+            PARAMETERS_INVALID,
+            "user_id must be a string (empty for an organization-level import)",
+        )));
+    }
+    let user_id = id_arg(user_id, "user_id")?;
+    py.detach(|| envelope::seal_import(target.input(), &organization_id, &user_id, signer))
+        .py_err()
+}
+
+/// Client: verify an import bundle; returns its target key (65 bytes, uncompressed).
+#[pyfunction]
+#[pyo3(signature = (import_bundle, signer_public_key, sandbox_allowed, organization_id = None, user_id = None))]
+fn verify_import_bundle<'py>(
+    py: Python<'py>,
+    import_bundle: &Bound<'py, PyAny>,
+    signer_public_key: &Bound<'py, PyAny>,
+    sandbox_allowed: bool,
+    organization_id: Option<&Bound<'py, PyAny>>,
+    user_id: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bundle = wire_arg(import_bundle, "the import bundle")?;
+    let pinned = key_text_arg(signer_public_key, "signer_public_key")?;
+    let organization_id = expected_arg(organization_id, "organization_id")?;
+    let user_id = expected_arg(user_id, "user_id")?;
+    let target = py
+        .detach(|| {
+            envelope::verify_import(
+                &bundle,
+                pinned.input(),
+                organization_id.as_deref(),
+                user_id.as_deref(),
+                sandbox_allowed,
+            )
+        })
+        .py_err()?;
+    Ok(PyBytes::new(py, target.uncompressed()))
+}
+
+/// Client: seal a checked plaintext to a verified import target (`ephemeral_key` only for
+/// known-answer vectors); returns `{"encappedPublic", "ciphertext"}`.
+#[pyfunction]
+#[pyo3(signature = (target_public_key, plaintext, ephemeral_key = None))]
+fn seal_to_import_target(
+    py: Python<'_>,
+    target_public_key: &Bound<'_, PyAny>,
+    plaintext: &Bound<'_, PyAny>,
+    ephemeral_key: Option<&Bound<'_, PyKeyPair>>,
+) -> PyResult<String> {
+    let target = key_text_arg(target_public_key, "target_public_key")?;
+    let plaintext = zeroize::Zeroizing::new(bytes_arg(plaintext, "plaintext")?.into_owned());
+    let ephemeral = ephemeral_arg(ephemeral_key);
+    py.detach(|| {
+        let target = target.input().parse()?;
+        envelope::seal_to_import_target(&target, &plaintext, ephemeral)
+    })
+    .py_err()
+}
+
+/// Server: open an encrypted import bundle with the target key. The key is reported after the
+/// envelope checks.
+#[pyfunction]
+fn open_import_bundle<'py>(
+    py: Python<'py>,
+    encrypted_bundle: &Bound<'py, PyAny>,
+    target_key: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bundle = wire_arg(encrypted_bundle, "the encrypted import bundle")?;
+    let key = private_key_arg(target_key);
+    let sealed = envelope::parse_import(&bundle).py_err()?;
+    let key = key?;
+    let plaintext = py.detach(|| sealed.open(key.key())).py_err()?;
+    Ok(PyBytes::new(py, &plaintext))
+}
+
 /// Adds this module's functions to `_native`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ENVELOPE_VERSION", envelope::VERSION)?;
@@ -296,5 +386,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(seal_target_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(encrypt_otp_code, m)?)?;
     m.add_function(wrap_pyfunction!(decrypt_otp_bundle, m)?)?;
+    m.add_function(wrap_pyfunction!(seal_import_bundle, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_import_bundle, m)?)?;
+    m.add_function(wrap_pyfunction!(seal_to_import_target, m)?)?;
+    m.add_function(wrap_pyfunction!(open_import_bundle, m)?)?;
     Ok(())
 }

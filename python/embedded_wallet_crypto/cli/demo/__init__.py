@@ -3,8 +3,8 @@
 Each step is a name and a function that prints what it sends through ``show`` and raises (any
 exception) when the flow misbehaves. The first steps, here, exercise the primitives; the rest
 follow one wallet through a session and a signed export retry (``_wallet``, formats.md sections
-2-5, 11), the export and OTP envelopes (``_envelopes``) and passkeys (``_passkeys``), with the
-attacks the server must reject. ``_show`` holds what every step shares.
+2-5, 11), the export, OTP and import envelopes (``_envelopes``) and passkeys (``_passkeys``),
+with the attacks the server must reject. ``_show`` holds what every step shares.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 import embedded_wallet_crypto as ewc
 
-from ._envelopes import export_round_trip, otp_round_trip
+from ._envelopes import export_round_trip, import_round_trip, otp_round_trip
 from ._passkeys import PasskeyDemo
 from ._show import Show, check, rejected, short, short_json
 from ._wallet import Wallet
@@ -123,6 +123,7 @@ def default_steps() -> list[DemoStep]:
         ("8 encrypted email OTP round trip; tampering rejected", otp_round_trip),
         ("9 passkey registration with the software authenticator", passkey.register),
         ("10 passkey login bound to the client key; replays rejected", passkey.login),
+        ("11 wallet and Solana key import to the enclave; forgeries rejected", import_round_trip),
     ]
 
 

@@ -1,18 +1,19 @@
 """``ewc demo`` steps for the signed envelopes: the wallet export round trip (formats.md
-section 8) and the encrypted email OTP round trip (section 9), each with tampered envelopes
-that the receiving side must reject."""
+section 8), the encrypted email OTP round trip (section 9) and the wallet and key import
+(sections 12 and 13), each with tampered envelopes that the receiving side must reject."""
 
 from __future__ import annotations
 
 import functools
 import json
+from typing import Any
 
 import embedded_wallet_crypto as ewc
 
 from ...export import check_mnemonic
 from ._show import ORGANIZATION_ID, Show, check, rejected, short, short_json
 
-__all__ = ["export_round_trip", "otp_round_trip"]
+__all__ = ["export_round_trip", "import_round_trip", "otp_round_trip"]
 
 # A BIP-39 test mnemonic (entropy 7f7f...7f), standing in for the wallet's.
 MNEMONIC = "legal winner thank year wave sausage worth useful legal winner thank yellow"
@@ -123,3 +124,72 @@ def _with_target_swapped(bundle: str, attacker_key: str) -> str:
     data["targetPublic"] = attacker_key
     envelope["data"] = json.dumps(data, separators=(",", ":")).encode().hex()
     return json.dumps(envelope)
+
+
+def import_round_trip(show: Show) -> None:
+    enclave = ewc.KeyPair.generate()  # the signer a real client pins (production key)
+    target = ewc.KeyPair.generate()  # the enclave's import target key
+    bundle = ewc.seal_import_bundle(
+        target.public_key_hex(), organization_id=ORGANIZATION_ID, user_id=USER_ID, signer=enclave
+    )
+    envelope = json.loads(bundle)
+    show(f"server -> client  import bundle {short_json(envelope)}")
+    show(
+        f"                  data = hex of {short_json(json.loads(bytes.fromhex(envelope['data'])))}"
+    )
+    pinned = enclave.public_key_hex()
+    options: dict[str, Any] = {
+        "organization_id": ORGANIZATION_ID,
+        "user_id": USER_ID,
+        "signer_public_key": pinned,
+    }
+    sealed = ewc.encrypt_wallet_to_bundle(bundle, MNEMONIC, **options)
+    show(f"client -> server  encrypted wallet {short_json(json.loads(sealed))}")
+    opened = ewc.open_import_bundle(sealed, target)
+    check(opened == MNEMONIC.encode(), "the enclave did not open the imported mnemonic")
+    show("server: opened the mnemonic with the target key")
+
+    key = ewc.KeyPair.generate().private_key_bytes()
+    solana = ewc.encode_private_key(key, ewc.KeyFormat.SOLANA)
+    sealed_key = ewc.encrypt_private_key_to_bundle(
+        bundle, solana, key_format=ewc.KeyFormat.SOLANA, **options
+    )
+    check(ewc.open_import_bundle(sealed_key, target) == key, "the imported key differs")
+    client = ewc.KeyPair.generate()
+    exported = ewc.seal_export_bundle(
+        client.public_key_hex(), key, organization_id=ORGANIZATION_ID, signer=enclave
+    )
+    shown = ewc.open_export_private_key(
+        exported, client, key_format="SOLANA", organization_id=ORGANIZATION_ID,
+        signer_public_key=pinned,
+    )  # fmt: skip
+    check(shown == solana, "the exported key does not show as the imported Solana text")
+    show("client: a Solana key (seed || Ed25519 public key, base58) imported; the server exports")
+    show("        it back and the client shows it as the same SOLANA text")
+
+    attacks = [
+        ("signed by a key that is not the pinned signer", ewc.seal_import_bundle(
+            target.public_key_hex(), organization_id=ORGANIZATION_ID, user_id=USER_ID,
+            signer=ewc.KeyPair.generate()), ORGANIZATION_ID, USER_ID, MNEMONIC,
+         "ENVELOPE_SIGNER_NOT_PINNED"),
+        ("made for another user", bundle, ORGANIZATION_ID, "User:other", MNEMONIC,
+         "ENVELOPE_USER_MISMATCH"),
+        ("one byte of the signed data changed", _with_data_byte_changed(bundle),
+         ORGANIZATION_ID, USER_ID, MNEMONIC, "ENVELOPE_SIGNATURE_INVALID"),
+        ("a mnemonic with a damaged checksum", bundle, ORGANIZATION_ID, USER_ID,
+         MNEMONIC.replace("yellow", "winner"), "MNEMONIC_CHECKSUM"),
+    ]  # fmt: skip
+    for label, forged, organization, user, mnemonic, wanted in attacks:
+        code = rejected(
+            functools.partial(
+                ewc.encrypt_wallet_to_bundle,
+                forged,
+                mnemonic,
+                organization_id=organization,
+                user_id=user,
+                signer_public_key=pinned,
+            ),
+            ewc.WalletCryptoError,
+        )
+        check(code == wanted, f"{label}: raised {code}, not {wanted}")
+        show(f"client: {label} -> {code}")
