@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from .._contract import utf8
 from ..errors import OtpError
 from ..policy import Environment, sandbox_allowed
 from ..stores import CodeStore as OtpStore
@@ -67,6 +68,10 @@ class VerifiedCode:
 
     credential_id: str
     sandbox: bool
+
+
+def _bad(reason: str) -> OtpError:
+    return OtpError(reason, "INVALID_PARAMETERS", 400)
 
 
 def _invalid(reason: str = "Invalid OTP code", code: str = "OTP_INVALID") -> OtpError:
@@ -128,8 +133,9 @@ class OneTimeCodes:
         self.sandbox = sandbox
 
     def _hash(self, credential_id: str, issue_id: str, code: str) -> str:
+        parts = (credential_id, issue_id, code)
         message = b"\x00".join(
-            (b"ewc-otp-v1", credential_id.encode(), issue_id.encode(), code.encode())
+            (b"ewc-otp-v1", *(utf8(part, "the OTP input", _bad) for part in parts))
         )
         return hmac.new(self._hash_key, message, hashlib.sha256).hexdigest()
 
@@ -139,6 +145,7 @@ class OneTimeCodes:
             raise OtpError(
                 "credential_id must be a string of 1 to 200 characters", "INVALID_PARAMETERS", 400
             )
+        utf8(credential_id, "credential_id", _bad)  # a lone surrogate: before any store sees it
         return credential_id
 
     def issue(self, credential_id: str) -> IssuedCode:
@@ -179,7 +186,7 @@ class OneTimeCodes:
         if status != "ok" or state is None:
             raise _invalid(*_ATTEMPT_FAILURES.get(status, _ATTEMPT_FAILURES["not_issued"]))
         candidate = self._hash(credential_id, state.issue_id, code)
-        if not hmac.compare_digest(candidate.encode(), state.code_hash.encode()):
+        if not hmac.compare_digest(candidate, state.code_hash):  # both hex text
             raise _invalid()
         if not self.store.consume(credential_id, state.issue_id):
             raise _invalid(*_ATTEMPT_FAILURES["used"])

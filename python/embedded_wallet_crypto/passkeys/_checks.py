@@ -13,11 +13,14 @@ import hmac
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .._contract import utf8
+from ..errors import PasskeyError
 from ._codec import b64url_decode, cbor_decode_prefix, json_object
 from ._errors import (
     AUTHENTICATOR_DATA_MALFORMED,
     CHALLENGE_MISMATCH,
     CLIENT_DATA_MALFORMED,
+    CONFIG_INVALID,
     ORIGIN_MISMATCH,
     RP_ID_MISMATCH,
     TOKEN_BINDING_INVALID,
@@ -139,9 +142,19 @@ def parse_authenticator_data(raw: bytes) -> AuthenticatorData:
     )
 
 
-@functools.lru_cache(maxsize=256)
 def _rp_id_hash(rp_id: str) -> bytes:
-    return hashlib.sha256(rp_id.encode()).digest()
+    if not isinstance(rp_id, str):
+        raise TypeError(f"rp_id must be str, not {type(rp_id).__name__}")
+    return _str_rp_id_hash(rp_id)
+
+
+@functools.lru_cache(maxsize=256)
+def _str_rp_id_hash(rp_id: str) -> bytes:
+    return hashlib.sha256(utf8(rp_id, "rp_id", _rp_id_invalid)).digest()
+
+
+def _rp_id_invalid(reason: str) -> PasskeyError:
+    return fail(CONFIG_INVALID, reason)  # the server's own rp_id: status 500
 
 
 def check_rp_and_user(

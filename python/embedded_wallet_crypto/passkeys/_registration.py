@@ -28,6 +28,7 @@ from webauthn.helpers.structs import (
 )
 from webauthn.registration.verify_registration_response import VerifiedRegistration
 
+from .._contract import buffer_bytes
 from ..errors import InvalidKey
 from ..keys import parse_public_key
 from ._checks import check_client_data, check_rp_and_user, parse_authenticator_data
@@ -38,6 +39,7 @@ from ._errors import (
     ATTESTATION_INVALID,
     ATTESTATION_MALFORMED,
     AUTHENTICATOR_DATA_MALFORMED,
+    CONFIG_INVALID,
     CREDENTIAL_ID_MISMATCH,
     FORMAT_UNSUPPORTED,
     PUBLIC_KEY_INVALID,
@@ -152,9 +154,9 @@ def verify_registration(
     """
     if not isinstance(expected_challenge, (bytes, bytearray, memoryview)):
         raise TypeError("expected_challenge must be the raw challenge bytes")
-    challenge = bytes(expected_challenge)
+    challenge = buffer_bytes(expected_challenge, "expected_challenge")
     origins = origin if isinstance(origin, str) else list(origin)
-    supported = [int(COSEAlgorithmIdentifier(alg)) for alg in supported_algorithms]
+    supported = [_cose_algorithm(alg) for alg in supported_algorithms]
     roots = {
         AttestationFormat(fmt): list(pems) for fmt, pems in (pem_root_certs_by_fmt or {}).items()
     }
@@ -208,3 +210,16 @@ def verify_registration(
         user_verified=result.user_verified,
         backed_up=result.credential_backed_up,
     )
+
+
+def _cose_algorithm(alg: object) -> int:
+    """A configured COSE algorithm id: an int that py_webauthn knows."""
+    if isinstance(alg, bool) or not isinstance(alg, int):
+        raise TypeError(f"a COSE algorithm id is an int, not {type(alg).__name__}")
+    try:
+        return int(COSEAlgorithmIdentifier(alg))
+    except ValueError:
+        raise fail(
+            CONFIG_INVALID,
+            "supported_algorithms holds a COSE algorithm id py_webauthn does not know",
+        ) from None

@@ -270,7 +270,11 @@ class SignedRetry:
 
     def _stored(self, request_id: str) -> ChallengeRecord:
         record = None
-        if isinstance(request_id, str) and len(request_id) <= _MAX_REQUEST_ID_LENGTH:
+        if (
+            isinstance(request_id, str)
+            and len(request_id) <= _MAX_REQUEST_ID_LENGTH
+            and _is_unicode(request_id)  # a lone surrogate was never issued: no store sees it
+        ):
             record = self.store.get(request_id)
         if record is None:
             raise _fail("the request id is unknown", "REQUEST_ID_UNKNOWN")
@@ -324,3 +328,11 @@ class SignedRetry:
                 "revoking a credential needs a session of a different credential",
                 "SESSION_OF_REVOKED_CREDENTIAL",
             )
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -63,6 +63,16 @@ def store_corrupt(reason: str) -> StoreError:
     return StoreError(reason, "STORE_CORRUPT", 500)
 
 
+def store_key_invalid() -> StoreError:
+    """``STORE_KEY_INVALID`` (400): a request or credential id that is no Unicode text (a lone
+    surrogate), which no store can hold; never ``UnicodeEncodeError``."""
+    return StoreError(
+        "a store key is not valid Unicode text (it holds a lone surrogate)",
+        "STORE_KEY_INVALID",
+        400,
+    )
+
+
 # --- signed-retry challenges ----------------------------------------------------------------
 
 

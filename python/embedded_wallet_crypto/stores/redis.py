@@ -27,6 +27,7 @@ from ._records import (
     request_id_conflict,
     state_from_fields,
     store_corrupt,
+    store_key_invalid,
     store_unavailable,
 )
 
@@ -120,6 +121,8 @@ class RedisStore:
     def _call(self, action: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return action(*args, **kwargs)
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except self._errors as problem:
             raise store_unavailable("Redis", problem) from None
 
