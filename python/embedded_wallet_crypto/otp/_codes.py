@@ -70,6 +70,18 @@ class VerifiedCode:
     sandbox: bool
 
 
+# A setting beyond about 30 years (in seconds, or as a count) is a mistake, and overflows later.
+_MAX_SETTING = 10**9
+
+
+def _check_setting(name: str, value: object) -> None:
+    """A numeric setting: a number (TypeError otherwise), finite, 0 to 10**9 (OtpError 500)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if not 0 <= value <= _MAX_SETTING:  # NaN fails too
+        raise OtpError(f"{name} must be between 0 and {_MAX_SETTING}", "INVALID_PARAMETERS", 500)
+
+
 def _bad(reason: str) -> OtpError:
     return OtpError(reason, "INVALID_PARAMETERS", 400)
 
@@ -118,6 +130,14 @@ class OneTimeCodes:
             raise OtpError("hash_key must be at least 16 secret bytes", "INVALID_PARAMETERS", 500)
         if not (ttl_seconds > 0 and max_attempts >= 1 and max_issues >= 1):
             raise OtpError("ttl, attempts and issues must be positive", "INVALID_PARAMETERS", 500)
+        for name, value in (
+            ("ttl_seconds", ttl_seconds),
+            ("min_reissue_interval_seconds", min_reissue_interval_seconds),
+            ("issue_window_seconds", issue_window_seconds),
+            ("max_attempts", max_attempts),
+            ("max_issues", max_issues),
+        ):
+            _check_setting(name, value)
         self.store: OtpStore = store if store is not None else MemoryStore()
         self._hash_key = bytes(hash_key)
         self._ttl_ms = max(1, round(ttl_seconds * 1000))

@@ -20,7 +20,7 @@ import cbor2
 
 from .._contract import buffer_bytes, utf8
 from ..keys import KeyPair
-from ._checks import FLAG_AT, FLAG_UP, FLAG_UV
+from ._checks import FLAG_AT, FLAG_UP, FLAG_UV, flag
 from ._codec import b64url_encode
 from ._cose import COSE_ALG_ES256, es256_cose_key
 from ._errors import CONFIG_INVALID, fail
@@ -50,6 +50,8 @@ def _client_data(kind: str, challenge: bytes, origin: str) -> bytes:
 
 
 def _flags(*, user_present: bool, user_verified: bool, attested: bool = False) -> int:
+    user_present = flag(user_present, "user_present")
+    user_verified = flag(user_verified, "user_verified")
     return (
         (FLAG_UP if user_present else 0)
         | (FLAG_UV if user_verified else 0)
@@ -140,7 +142,7 @@ class SoftwareAuthenticator:
             "credentialId": b64url_encode(self.credential_id),
             "clientDataJson": b64url_encode(client_data),
             "attestationObject": b64url_encode(attestation_object),
-            "transports": list(transports),
+            "transports": _transports(transports),
         }
 
     def authenticate(
@@ -164,5 +166,19 @@ class SoftwareAuthenticator:
             "clientDataJson": b64url_encode(client_data),
             "authenticatorData": b64url_encode(auth_data),
             "signature": b64url_encode(signature),
-            "userHandle": None if user_handle is None else b64url_encode(user_handle),
+            "userHandle": (
+                None
+                if user_handle is None
+                else b64url_encode(buffer_bytes(user_handle, "user_handle"))
+            ),
         }
+
+
+def _transports(transports: object) -> list[str]:
+    if isinstance(transports, (str, bytes, bytearray, memoryview)) or not isinstance(
+        transports, (list, tuple)
+    ):
+        raise TypeError("transports must be a tuple of str")
+    if not all(isinstance(item, str) for item in transports):
+        raise TypeError("transports must be a tuple of str")
+    return list(transports)

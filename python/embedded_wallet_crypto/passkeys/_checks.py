@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from .._contract import utf8
@@ -32,8 +32,10 @@ from ._errors import (
 
 __all__ = [
     "AuthenticatorData",
+    "allowed_origins",
     "check_client_data",
     "check_rp_and_user",
+    "flag",
     "parse_authenticator_data",
 ]
 
@@ -64,8 +66,7 @@ def check_client_data(
     )
     if not hmac.compare_digest(challenge, expected_challenge):
         raise fail(CHALLENGE_MISMATCH, "clientDataJSON challenge is not the expected challenge")
-    allowed = [origin] if isinstance(origin, str) else list(origin)
-    if client_data["origin"] not in allowed:
+    if client_data["origin"] not in allowed_origins(origin):
         raise fail(ORIGIN_MISMATCH, "clientDataJSON origin is not an expected origin")
     token_binding = client_data.get("tokenBinding")
     if isinstance(token_binding, dict):  # some U2F clients send a string here: ignored
@@ -167,7 +168,30 @@ def check_rp_and_user(
     """The rpIdHash is SHA-256 of our RP ID; UP (and UV when required) are set."""
     if not hmac.compare_digest(auth_data.rp_id_hash, _rp_id_hash(rp_id)):
         raise fail(RP_ID_MISMATCH, "authenticatorData rpIdHash is not SHA-256 of the RP ID")
-    if require_user_presence and not auth_data.user_present:
+    if flag(require_user_presence, "require_user_presence") and not auth_data.user_present:
         raise fail(USER_NOT_PRESENT, "the authenticator did not report user presence (UP)")
-    if require_user_verification and not auth_data.user_verified:
+    if flag(require_user_verification, "require_user_verification") and not auth_data.user_verified:
         raise fail(USER_NOT_VERIFIED, "user verification (UV) is required but was not performed")
+
+
+def allowed_origins(origin: object) -> list[str]:
+    """The configured origin(s) as a list of str.
+
+    Raises:
+        TypeError: neither a str nor an iterable of str (bytes and memoryviews included).
+    """
+    if isinstance(origin, str):
+        return [origin]
+    if isinstance(origin, (bytes, bytearray, memoryview)) or not isinstance(origin, Iterable):
+        raise TypeError(f"origin must be a str or a sequence of str, not {type(origin).__name__}")
+    origins = list(origin)
+    if not all(isinstance(item, str) for item in origins):
+        raise TypeError("origin must be a str or a sequence of str")
+    return origins
+
+
+def flag(value: object, name: str) -> bool:
+    """A bool setting (an int is taken as one); never ``bool()`` of another object."""
+    if not isinstance(value, int):
+        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    return bool(value)

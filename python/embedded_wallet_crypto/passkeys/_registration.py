@@ -31,7 +31,12 @@ from webauthn.registration.verify_registration_response import VerifiedRegistrat
 from .._contract import buffer_bytes
 from ..errors import InvalidKey
 from ..keys import parse_public_key
-from ._checks import check_client_data, check_rp_and_user, parse_authenticator_data
+from ._checks import (
+    allowed_origins,
+    check_client_data,
+    check_rp_and_user,
+    parse_authenticator_data,
+)
 from ._codec import b64url_encode, cbor_map
 from ._cose import es256_point
 from ._errors import (
@@ -155,11 +160,11 @@ def verify_registration(
     if not isinstance(expected_challenge, (bytes, bytearray, memoryview)):
         raise TypeError("expected_challenge must be the raw challenge bytes")
     challenge = buffer_bytes(expected_challenge, "expected_challenge")
-    origins = origin if isinstance(origin, str) else list(origin)
+    origins = allowed_origins(origin)
+    if isinstance(supported_algorithms, (str, bytes, bytearray, memoryview)):
+        raise TypeError("supported_algorithms must be a sequence of COSE algorithm ids (int)")
     supported = [_cose_algorithm(alg) for alg in supported_algorithms]
-    roots = {
-        AttestationFormat(fmt): list(pems) for fmt, pems in (pem_root_certs_by_fmt or {}).items()
-    }
+    roots = _roots(pem_root_certs_by_fmt)
     given = read_attestation(attestation)
     check_client_data(
         given.client_data_json,
@@ -223,3 +228,21 @@ def _cose_algorithm(alg: object) -> int:
             CONFIG_INVALID,
             "supported_algorithms holds a COSE algorithm id py_webauthn does not know",
         ) from None
+
+
+def _roots(pem_root_certs_by_fmt: object) -> dict[AttestationFormat, list[bytes]]:
+    """The extra trust anchors: a mapping from an attestation format name to PEM bytes."""
+    if pem_root_certs_by_fmt is None:
+        return {}
+    if not isinstance(pem_root_certs_by_fmt, Mapping):
+        raise TypeError("pem_root_certs_by_fmt must be a mapping from format to PEM certificates")
+    roots: dict[AttestationFormat, list[bytes]] = {}
+    for fmt, pems in pem_root_certs_by_fmt.items():
+        try:
+            name = AttestationFormat(fmt)
+        except ValueError:
+            raise fail(CONFIG_INVALID, "pem_root_certs_by_fmt names an unknown format") from None
+        if isinstance(pems, (str, bytes, bytearray, memoryview)) or not isinstance(pems, Iterable):
+            raise TypeError("pem_root_certs_by_fmt values must be lists of PEM certificates")
+        roots[name] = [buffer_bytes(pem, "a PEM certificate") for pem in pems]
+    return roots

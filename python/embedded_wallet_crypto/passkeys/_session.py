@@ -72,7 +72,7 @@ def session_creation_body(
             "targetPublicKey": key_text(client_public_key),
             "userId": account_id,
         },
-        "timestampMs": str(int(timestamp_ms)),
+        "timestampMs": str(_timestamp(timestamp_ms)),
         "type": SESSION_ACTIVITY_TYPE,
     }
     return json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
@@ -187,3 +187,11 @@ def verify_session_assertion(
         sandbox=sandbox,
     )
     return VerifiedSession(assertion=verified, **bound)
+
+
+def _timestamp(timestamp_ms: object) -> int:
+    if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
+        raise TypeError(f"timestamp_ms must be an int, not {type(timestamp_ms).__name__}")
+    if not 0 <= timestamp_ms < 10**16:  # milliseconds since 1970, before the year 318857
+        raise fail(SESSION_BODY_INVALID, "timestamp_ms is out of range")
+    return timestamp_ms
