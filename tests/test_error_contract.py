@@ -14,6 +14,7 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
+from _redis_server import RedisServer
 from embedded_wallet_crypto import oidc, otp, passkeys, signed_retry, stores
 from embedded_wallet_crypto.export import check_mnemonic, raw_key_hex
 from embedded_wallet_crypto.oidc import _claims
@@ -80,6 +81,23 @@ def test_sqlite_store_keys_with_a_lone_surrogate(tmp_path: Path) -> None:
     ):
         typed(call, stores.StoreError, "STORE_KEY_INVALID")
     sqlite.close()
+
+
+def test_redis_store_keys_with_a_lone_surrogate(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        redis_store = stores.RedisStore(server.url, key_prefix="contract:")
+        for call in (
+            lambda: redis_store.get(SURROGATE),
+            lambda: redis_store.claim(SURROGATE, 0),
+            lambda: redis_store.attempt(SURROGATE, 0, 5),
+            lambda: redis_store.consume(SURROGATE, "issue"),
+        ):
+            typed(call, stores.StoreError, "STORE_KEY_INVALID")
+        redis_store.close()
+    finally:
+        server.stop()
 
 
 def test_sqlite_store_path_with_a_lone_surrogate_or_nul(tmp_path: Path) -> None:
