@@ -368,7 +368,8 @@ def test_session_login_is_bound_to_its_body(credential: Any) -> None:
 
 def test_every_code_has_a_status() -> None:
     assert all(code.startswith("PASSKEY_") for code in passkeys.CODES)
-    assert set(passkeys.CODES.values()) == {400, 401}
+    assert set(passkeys.CODES.values()) == {400, 401, 500}
+    assert [c for c, s in passkeys.CODES.items() if s == 500] == ["PASSKEY_CONFIG_INVALID"]
 
 
 class _OffCurveKey:

@@ -387,8 +387,8 @@ def test_postgres_text_it_cannot_hold_is_never_found_nor_stored(
     assert store.attempt(text, 0, 5) == ("not_issued", None)
     assert store.consume(text, "issue") is False
     record = stores.ChallengeRecord(text, "a", "EXPORT_WALLET", None, "{}", None, 2**53)
-    store_error(lambda: store.put(record, 60), "INVALID_PARAMETERS", 400)
+    store_error(lambda: store.put(record, 60), "STORE_KEY_INVALID", 400)
     code = stores.NewCode("hash", "issue", 2**53)
     limits = stores.IssueLimits(0, 1, 5, 60_000)
-    store_error(lambda: store.issue(text, code, 0, limits), "INVALID_PARAMETERS", 400)
+    store_error(lambda: store.issue(text, code, 0, limits), "STORE_KEY_INVALID", 400)
     store.close()

@@ -1,7 +1,10 @@
 """base58 and base58check, Bitcoin alphabet (rust/core/src/base58.rs).
 
 Decoding is strict: whitespace and characters outside the alphabet are a ``DecodeError``, and so
-is a wrong 4-byte double-SHA-256 checksum.
+is a wrong 4-byte double-SHA-256 checksum. Decoding is quadratic in the length, so text longer
+than :data:`MAX_DECODE_CHARS` (8192 characters, about 6 KB decoded) is refused at once with
+``DecodeError`` code ``INVALID_BASE58``: a session key is about 50 characters, and 1 MB of
+hostile text would otherwise take seconds. Encoding has no cap.
 """
 
 from __future__ import annotations
@@ -9,7 +12,10 @@ from __future__ import annotations
 from . import _native
 from ._types import BytesLike
 
-__all__ = ["b58check_decode", "b58check_encode", "b58decode", "b58encode"]
+__all__ = ["MAX_DECODE_CHARS", "b58check_decode", "b58check_encode", "b58decode", "b58encode"]
+
+#: The longest text :func:`b58decode` and :func:`b58check_decode` accept (rust/core/src/base58.rs).
+MAX_DECODE_CHARS = 8192
 
 
 def b58encode(data: BytesLike) -> str:
@@ -18,7 +24,11 @@ def b58encode(data: BytesLike) -> str:
 
 
 def b58decode(text: str) -> bytes:
-    """Decode base58 text. Raises ``DecodeError`` on any character outside the alphabet."""
+    """Decode base58 text of at most :data:`MAX_DECODE_CHARS` characters.
+
+    Raises:
+        DecodeError: ``INVALID_BASE58`` for a character outside the alphabet or a longer text.
+    """
     return _native.b58decode(text)
 
 
@@ -28,5 +38,10 @@ def b58check_encode(data: BytesLike) -> str:
 
 
 def b58check_decode(text: str) -> bytes:
-    """Decode base58check and return the payload. Raises ``DecodeError`` on a bad checksum."""
+    """Decode base58check (at most :data:`MAX_DECODE_CHARS` characters); return the payload.
+
+    Raises:
+        DecodeError: ``INVALID_BASE58`` as for :func:`b58decode`, ``INVALID_CHECKSUM`` for a
+            bad checksum.
+    """
     return _native.b58check_decode(text)

@@ -22,6 +22,7 @@ import os
 from functools import lru_cache
 
 from . import _native
+from ._contract import buffer_bytes
 from ._types import BytesLike, KeyLike
 from .errors import DecodeError
 from .key_formats import KeyFormat, _format, encode_private_key
@@ -160,7 +161,7 @@ def check_mnemonic(mnemonic: str | BytesLike) -> str:
     """
     if not isinstance(mnemonic, str):
         try:
-            mnemonic = bytes(mnemonic).decode("utf-8")
+            mnemonic = buffer_bytes(mnemonic, "mnemonic").decode("utf-8")
         except (UnicodeDecodeError, TypeError):
             raise DecodeError("the mnemonic is not UTF-8 text", "MNEMONIC_NOT_TEXT") from None
     words = mnemonic.split()
@@ -203,7 +204,7 @@ def raw_key_hex(plaintext: BytesLike) -> str:
     Raises:
         DecodeError: ``INVALID_LENGTH`` when the plaintext is not 32 bytes (a mnemonic, say).
     """
-    key = bytes(plaintext)
+    key = buffer_bytes(plaintext, "plaintext")
     if len(key) != 32:
         raise DecodeError(f"an exported private key is 32 bytes, not {len(key)}", "INVALID_LENGTH")
     return key.hex()

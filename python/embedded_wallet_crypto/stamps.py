@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from . import _native
 from . import _strict_json as strict_json
+from ._contract import buffer_bytes
 from ._types import BytesLike, KeyLike
 from .errors import StampError
 from .keys import KeyPair, parse_public_key, same_public_key
@@ -76,7 +77,8 @@ def verify_stamp(
     """
     if sandbox_allowed(sandbox) and stamp == SANDBOX_STAMP:  # a bad sandbox fails every call
         return Stamp(public_key="", scheme="SANDBOX", signature=b"")
-    public_key, scheme, signature = _native.verify_stamp(stamp or "", payload, expected_public_key)
+    text = "" if stamp is None or (isinstance(stamp, (str, bytes)) and not stamp) else stamp
+    public_key, scheme, signature = _native.verify_stamp(text, payload, expected_public_key)
     return Stamp(public_key=public_key, scheme=scheme, signature=signature)
 
 
@@ -93,6 +95,11 @@ def verify_stamps(
         DecodeError: the sequences differ in length.
         InvalidKey: an expected public key is malformed.
     """
+    for name, value in (("stamps", stamps), ("payloads", payloads), ("keys", expected_public_keys)):
+        if isinstance(value, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"{name} must be a sequence, not {type(value).__name__}")
+    if sandbox_allowed(None):  # read an iterable once: the verdicts and the sandbox check share it
+        stamps = stamps if isinstance(stamps, (list, tuple)) else list(stamps)
     verdicts = _native.verify_stamps(stamps, payloads, expected_public_keys)
     if sandbox_allowed(None):  # the process default is SANDBOX: as verify_stamp would decide
         verdicts = [
@@ -117,7 +124,11 @@ def check_payload_binding(payload_to_sign: Payload, client_public_key: KeyLike) 
             ``PAYLOAD_KEY_MISMATCH`` when the target key is absent, malformed or another key.
     """
     parse_public_key(client_public_key)  # the caller's own key: InvalidKey before other work
-    raw = payload_to_sign if isinstance(payload_to_sign, str) else bytes(payload_to_sign)
+    raw = (
+        payload_to_sign
+        if isinstance(payload_to_sign, str)
+        else buffer_bytes(payload_to_sign, "payload_to_sign")
+    )
     body = strict_json.json_object(raw, what="payloadToSign", error=_payload_malformed)
     parameters = body.get("parameters")
     if not isinstance(parameters, dict):

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from . import _strict_json as strict_json
+from ._contract import buffer_bytes
 from ._types import BytesLike
 from .errors import DecodeError, InvalidKey, StampError
 from .keys import KeyPair, verify_signature
@@ -36,6 +37,8 @@ _MAX_HEADER_LENGTH = 1024
 
 def sign_webhook(body: BytesLike, key: KeyPair) -> str:
     """Sign the raw request ``body``; return the compact header value ``{"v":"1","s":...}``."""
+    if not isinstance(key, KeyPair):
+        raise TypeError(f"key must be a KeyPair, not {type(key).__name__}")
     signature = base64.b64encode(key.sign(body)).decode("ascii")
     return json.dumps({"v": VERSION, "s": signature}, separators=(",", ":"))
 
@@ -98,8 +101,10 @@ def _signature_from_header(header: str) -> bytes:
 
 def _p256_point(public_key: BytesLike | str) -> bytes:
     """The 65-byte uncompressed point of a P-256 SPKI given as PEM (text or bytes) or DER."""
-    data = public_key.encode("utf-8", "replace") if isinstance(public_key, str) else public_key
-    data = bytes(data)
+    if isinstance(public_key, str):
+        data = public_key.encode("utf-8", "replace")  # a lone surrogate: not a key, below
+    else:
+        data = buffer_bytes(public_key, "public_key_pem_or_der")
     try:
         if data.lstrip().startswith(b"-----BEGIN"):
             loaded = serialization.load_pem_public_key(data)

@@ -24,6 +24,7 @@ from ._common import (
     NONCE_MISSING,
     NOT_YET_VALID,
     TOO_OLD,
+    config_error,
     fail,
     is_number,
 )
@@ -104,6 +105,8 @@ def algorithm_set(algorithms: tuple[str, ...]) -> frozenset[str]:
 
 
 def strings(value: str | Iterable[str], what: str) -> tuple[str, ...]:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what} must be a non-empty string or a sequence of them")
     items = (value,) if isinstance(value, str) else tuple(value)
     if not items or not all(isinstance(item, str) and item for item in items):
         raise TypeError(f"{what} must be a non-empty string or a sequence of them")
@@ -112,8 +115,11 @@ def strings(value: str | Iterable[str], what: str) -> tuple[str, ...]:
 
 def _seconds(value: float, what: str) -> float:
     if not is_number(value) or value < 0:
-        raise ValueError(f"{what} must be a finite number >= 0")
-    return float(value)
+        raise config_error(f"{what} must be a finite number >= 0")
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float
+        raise config_error(f"{what} must be a finite number >= 0") from None
 
 
 def rules(
@@ -159,7 +165,10 @@ def _number(claims: Mapping[str, Any], name: str, required: bool = True) -> floa
         return None
     if not is_number(value):
         fail(CLAIM_INVALID, f"the token's {name} claim is not a number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float (10**400): no NumericDate
+        fail(CLAIM_INVALID, f"the token's {name} claim is out of range")
 
 
 def check_audience(claims: Mapping[str, Any], audiences: tuple[str, ...]) -> str:
@@ -206,7 +215,10 @@ def check_nonce(claims: Mapping[str, Any], expected: str) -> None:
         fail(NONCE_MISSING, "the token has no nonce or tknonce binding it to clientPublicKey")
     expected_bytes = expected.encode("ascii")
     for value in present:
-        if isinstance(value, str) and hmac.compare_digest(value.encode(), expected_bytes):
+        # A lone surrogate (a "\ud800" escape) is no UTF-8 and so never the hex nonce.
+        if isinstance(value, str) and hmac.compare_digest(
+            value.encode("utf-8", "surrogatepass"), expected_bytes
+        ):
             return
     fail(NONCE_MISMATCH, "the token's nonce is not SHA-256 of this clientPublicKey")
 

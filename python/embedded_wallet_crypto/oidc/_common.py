@@ -13,6 +13,7 @@ import re
 from typing import Any, NoReturn
 
 from .. import _strict_json as strict_json
+from .._contract import buffer_bytes
 from ..errors import OidcError
 
 # The codes of OidcError (status 401, http_reason "Invalid OIDC token" for every one).
@@ -32,6 +33,8 @@ NONCE_MISSING = "OIDC_NONCE_MISSING"
 NONCE_MISMATCH = "OIDC_NONCE_MISMATCH"
 JWKS_UNAVAILABLE = "OIDC_JWKS_UNAVAILABLE"
 JWKS_INVALID = "OIDC_JWKS_INVALID"
+#: The verifier's own configuration is unusable (status 500): a NaN age, an HMAC algorithm ...
+CONFIG_INVALID = "OIDC_CONFIG_INVALID"
 
 #: Real ID tokens are 1 to 3 KB; this bounds the work an unauthenticated token can cause.
 MAX_TOKEN_LENGTH = 32 * 1024
@@ -45,6 +48,15 @@ _TO_STANDARD = bytes.maketrans(b"-_", b"+/")
 
 def fail(code: str, reason: str) -> NoReturn:
     raise OidcError(reason, code, 401)
+
+
+class ConfigError(OidcError, ValueError):
+    """``OIDC_CONFIG_INVALID``: an :class:`OidcError`, and a ``ValueError`` as before."""
+
+
+def config_error(reason: str) -> ConfigError:
+    """The error for an unusable configuration value (``raise config_error(...)``)."""
+    return ConfigError(reason, CONFIG_INVALID, 500)
 
 
 def b64url_decode(segment: str, what: str, code: str = MALFORMED) -> bytes:
@@ -74,7 +86,7 @@ def token_text(token: object) -> str:
     """The token as text, after the type and length checks (bytes are taken as ASCII)."""
     if isinstance(token, (bytes, bytearray, memoryview)):
         try:
-            token = bytes(token).decode("ascii")
+            token = buffer_bytes(token, "token").decode("ascii")
         except UnicodeDecodeError:
             fail(MALFORMED, "the token is not ASCII")
     if not isinstance(token, str):

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from http.client import HTTPMessage
 from typing import IO, Any
 
+from .._contract import utf8
 from ..errors import OidcError
-from ._common import JWKS_INVALID, JWKS_UNAVAILABLE, fail, json_object
+from ._common import JWKS_INVALID, JWKS_UNAVAILABLE, config_error, fail, json_object
 from ._keyset import KeySet
 
 __all__ = ["HttpGet", "HttpResponse", "JwksProvider", "check_fetch_url", "urllib_get"]
@@ -87,7 +88,15 @@ _OPENER = urllib.request.build_opener(_SafeRedirects)
 
 
 def urllib_get(url: str, timeout: float) -> HttpResponse:
-    """The default getter: one GET with ``urllib``, following https redirects only."""
+    """The default getter: one GET with ``urllib``, following https redirects only.
+
+    Raises:
+        TypeError: ``url`` is not a ``str``.
+        OidcError: ``OIDC_CONFIG_INVALID`` for a URL that is not an absolute http(s) URL.
+    """
+    utf8(url, "url", config_error)
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise config_error("the URL to fetch is not an absolute http(s) URL")
     request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310
     try:
         with _OPENER.open(request, timeout=timeout) as response:
@@ -140,18 +149,27 @@ class JwksProvider:
         ``discovery_url``, or a static ``jwks`` document.
 
         Raises:
-            ValueError: not exactly one source, or a URL that is not https (http only to a
-                loopback host).
+            OidcError: ``OIDC_CONFIG_INVALID`` (also a ValueError): not exactly one source, or a
+                URL that is not https (http only to a loopback host).
             OidcError: ``OIDC_JWKS_INVALID`` for a static ``jwks`` that is not a JWKS.
         """
         sources = [s for s in (jwks_uri, issuer, discovery_url, jwks) if s is not None]
         if len(sources) != 1:
-            raise ValueError("give exactly one of jwks_uri, issuer, discovery_url and jwks")
+            raise config_error("give exactly one of jwks_uri, issuer, discovery_url and jwks")
+        for name, url in (
+            ("jwks_uri", jwks_uri),
+            ("issuer", issuer),
+            ("discovery_url", discovery_url),
+        ):
+            if url is not None:
+                utf8(url, name, config_error)  # TypeError for a non-str, a lone surrogate refused
         if issuer is not None:
             discovery_url = issuer.rstrip("/") + "/.well-known/openid-configuration"
         for url in (jwks_uri, discovery_url):
             if url is not None and not check_fetch_url(url):
-                raise ValueError(f"{url}: keys are fetched over https only (http to loopback)")
+                raise config_error(
+                    f"{url[:200]!r}: keys are fetched over https only (http to loopback)"
+                )
         self.issuer = issuer
         self.discovery_url = discovery_url
         self._jwks_uri = jwks_uri

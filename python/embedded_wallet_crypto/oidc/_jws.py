@@ -25,6 +25,7 @@ from ._common import (
     MALFORMED,
     SIGNATURE_INVALID,
     b64url_decode,
+    config_error,
     fail,
 )
 
@@ -61,17 +62,20 @@ def check_algorithms(algorithms: Iterable[str]) -> frozenset[str]:
 
     Raises:
         TypeError: a single string was given instead of a sequence of names.
-        ValueError: an algorithm is refused (none, HMAC) or unknown.
+        OidcError: ``OIDC_CONFIG_INVALID`` (also a ValueError) for an algorithm refused (none,
+            HMAC) or unknown.
     """
     if isinstance(algorithms, (str, bytes)):
         raise TypeError('algorithms must be a sequence of names, e.g. ("RS256", "ES256")')
     chosen = frozenset(algorithms)
     refused = sorted(a for a in chosen if a.lower() == "none" or a.upper().startswith("HS"))
     if refused:
-        raise ValueError(f"{', '.join(refused)}: none and HMAC algorithms are always refused")
+        raise config_error(
+            f"{', '.join(refused)!r}: none and HMAC algorithms are always refused"[:300]
+        )
     unknown = sorted(chosen - SUPPORTED_ALGORITHMS)
     if unknown or not chosen:
-        raise ValueError(
+        raise config_error(
             f"unsupported algorithms {unknown}; choose among {sorted(SUPPORTED_ALGORITHMS)}"
         )
     return chosen

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from .._contract import utf8
 from ..errors import OtpError
 from ..policy import Environment, sandbox_allowed
 from ..stores import CodeStore as OtpStore
@@ -69,6 +70,22 @@ class VerifiedCode:
     sandbox: bool
 
 
+# A setting beyond about 30 years (in seconds, or as a count) is a mistake, and overflows later.
+_MAX_SETTING = 10**9
+
+
+def _check_setting(name: str, value: object) -> None:
+    """A numeric setting: a number (TypeError otherwise), finite, 0 to 10**9 (OtpError 500)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if not 0 <= value <= _MAX_SETTING:  # NaN fails too
+        raise OtpError(f"{name} must be between 0 and {_MAX_SETTING}", "INVALID_PARAMETERS", 500)
+
+
+def _bad(reason: str) -> OtpError:
+    return OtpError(reason, "INVALID_PARAMETERS", 400)
+
+
 def _invalid(reason: str = "Invalid OTP code", code: str = "OTP_INVALID") -> OtpError:
     return OtpError(reason, code, 401)
 
@@ -114,6 +131,14 @@ class OneTimeCodes:
             raise OtpError("hash_key must be at least 16 secret bytes", "INVALID_PARAMETERS", 500)
         if not (ttl_seconds > 0 and max_attempts >= 1 and max_issues >= 1):
             raise OtpError("ttl, attempts and issues must be positive", "INVALID_PARAMETERS", 500)
+        for name, value in (
+            ("ttl_seconds", ttl_seconds),
+            ("min_reissue_interval_seconds", min_reissue_interval_seconds),
+            ("issue_window_seconds", issue_window_seconds),
+            ("max_attempts", max_attempts),
+            ("max_issues", max_issues),
+        ):
+            _check_setting(name, value)
         self.store: OtpStore = store if store is not None else MemoryStore()
         self._hash_key = bytes(hash_key)
         self._ttl_ms = max(1, round(ttl_seconds * 1000))
@@ -129,8 +154,9 @@ class OneTimeCodes:
         self.sandbox = sandbox
 
     def _hash(self, credential_id: str, issue_id: str, code: str) -> str:
+        parts = (credential_id, issue_id, code)
         message = b"\x00".join(
-            (b"ewc-otp-v1", credential_id.encode(), issue_id.encode(), code.encode())
+            (b"ewc-otp-v1", *(utf8(part, "the OTP input", _bad) for part in parts))
         )
         return hmac.new(self._hash_key, message, hashlib.sha256).hexdigest()
 
@@ -140,6 +166,7 @@ class OneTimeCodes:
             raise OtpError(
                 "credential_id must be a string of 1 to 200 characters", "INVALID_PARAMETERS", 400
             )
+        utf8(credential_id, "credential_id", _bad)  # a lone surrogate: before any store sees it
         return credential_id
 
     def issue(self, credential_id: str) -> IssuedCode:
@@ -180,7 +207,7 @@ class OneTimeCodes:
         if status != "ok" or state is None:
             raise _invalid(*_ATTEMPT_FAILURES.get(status, _ATTEMPT_FAILURES["not_issued"]))
         candidate = self._hash(credential_id, state.issue_id, code)
-        if not hmac.compare_digest(candidate.encode(), state.code_hash.encode()):
+        if not hmac.compare_digest(candidate, state.code_hash):  # both hex text
             raise _invalid()
         if not self.store.consume(credential_id, state.issue_id):
             raise _invalid(*_ATTEMPT_FAILURES["used"])

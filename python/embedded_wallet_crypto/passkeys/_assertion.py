@@ -23,6 +23,7 @@ from webauthn.helpers import (
 from webauthn.helpers.exceptions import UnsupportedAlgorithm, UnsupportedPublicKey
 
 from .. import _native
+from .._contract import buffer_bytes
 from ..errors import DecodeError, InvalidKey
 from ..policy import Environment, sandbox_allowed
 from ._checks import check_client_data, check_rp_and_user, parse_authenticator_data
@@ -137,7 +138,7 @@ def verify_assertion(
     check_client_data(
         given.client_data_json,
         expected_type="webauthn.get",
-        expected_challenge=bytes(expected_challenge),
+        expected_challenge=buffer_bytes(expected_challenge, "expected_challenge"),
         origin=origin,
     )
     auth_data = parse_authenticator_data(given.authenticator_data)
@@ -150,7 +151,8 @@ def verify_assertion(
         )
     if not (allow_sandbox_value and given.signature_text == SANDBOX_PASSKEY_SIGNATURE):
         signed = given.authenticator_data + hashlib.sha256(given.client_data_json).digest()
-        _verify_signature(bytes(credential_public_key), signed, given.signature_text)
+        cose_key = buffer_bytes(credential_public_key, "credential_public_key")
+        _verify_signature(cose_key, signed, given.signature_text)
     return VerifiedAssertion(
         credential_id=given.credential_id,
         new_sign_count=new_count,

@@ -13,14 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import partial
 from typing import Any, Protocol
 
 import cbor2
 
+from .._contract import buffer_bytes, utf8
 from ..keys import KeyPair
-from ._checks import FLAG_AT, FLAG_UP, FLAG_UV
+from ._checks import FLAG_AT, FLAG_UP, FLAG_UV, flag
 from ._codec import b64url_encode
 from ._cose import COSE_ALG_ES256, es256_cose_key
+from ._errors import CONFIG_INVALID, fail
 
 __all__ = ["Signer", "SoftwareAuthenticator"]
 
@@ -47,6 +50,8 @@ def _client_data(kind: str, challenge: bytes, origin: str) -> bytes:
 
 
 def _flags(*, user_present: bool, user_verified: bool, attested: bool = False) -> int:
+    user_present = flag(user_present, "user_present")
+    user_verified = flag(user_verified, "user_verified")
     return (
         (FLAG_UP if user_present else 0)
         | (FLAG_UV if user_verified else 0)
@@ -74,12 +79,25 @@ class SoftwareAuthenticator:
         aaguid: bytes = bytes(16),
         sign_count: int = 0,
     ) -> None:
+        if not isinstance(attestation, str):
+            raise TypeError(f"attestation must be str, not {type(attestation).__name__}")
         if attestation not in _FORMATS:
-            raise ValueError(f"attestation must be one of {_FORMATS}")
+            raise fail(CONFIG_INVALID, f"attestation must be one of {_FORMATS}")
+        aaguid = buffer_bytes(aaguid, "aaguid")
         if len(aaguid) != 16:
-            raise ValueError("aaguid must be 16 bytes")
+            raise fail(CONFIG_INVALID, "aaguid must be 16 bytes")
+        if isinstance(sign_count, bool) or not isinstance(sign_count, int):
+            raise TypeError(f"sign_count must be an int, not {type(sign_count).__name__}")
+        if not 0 <= sign_count < 2**32:
+            raise fail(CONFIG_INVALID, "sign_count must be between 0 and 2**32 - 1")
+        if key is not None and not (hasattr(key, "sign") and hasattr(key, "public_key_bytes")):
+            raise TypeError(f"key must be a KeyPair (a Signer), not {type(key).__name__}")
         self._key: Signer = key if key is not None else KeyPair.generate()
-        self.credential_id = credential_id if credential_id is not None else os.urandom(32)
+        self.credential_id = (
+            buffer_bytes(credential_id, "credential_id")
+            if credential_id is not None
+            else os.urandom(32)
+        )
         self.attestation = attestation
         self.aaguid = aaguid
         self.sign_count = sign_count
@@ -89,7 +107,7 @@ class SoftwareAuthenticator:
         return f"SoftwareAuthenticator(credential_id={b64url_encode(self.credential_id)!r})"
 
     def _rp_header(self, rp_id: str, flags: int, sign_count: int) -> bytes:
-        rp_id_hash = hashlib.sha256(rp_id.encode()).digest()
+        rp_id_hash = hashlib.sha256(utf8(rp_id, "rp_id", partial(fail, CONFIG_INVALID))).digest()
         return rp_id_hash + bytes([flags]) + sign_count.to_bytes(4, "big")
 
     def register(
@@ -111,7 +129,7 @@ class SoftwareAuthenticator:
             + self.credential_id
             + self.public_key
         )
-        client_data = _client_data("webauthn.create", bytes(challenge), origin)
+        client_data = _client_data("webauthn.create", buffer_bytes(challenge, "challenge"), origin)
         statement: dict[str, Any] = {}
         if self.attestation == "packed":
             signed = auth_data + hashlib.sha256(client_data).digest()
@@ -124,7 +142,7 @@ class SoftwareAuthenticator:
             "credentialId": b64url_encode(self.credential_id),
             "clientDataJson": b64url_encode(client_data),
             "attestationObject": b64url_encode(attestation_object),
-            "transports": list(transports),
+            "transports": _transports(transports),
         }
 
     def authenticate(
@@ -141,12 +159,26 @@ class SoftwareAuthenticator:
         self.sign_count += 1
         flags = _flags(user_present=user_present, user_verified=user_verified)
         auth_data = self._rp_header(rp_id, flags, self.sign_count)
-        client_data = _client_data("webauthn.get", bytes(challenge), origin)
+        client_data = _client_data("webauthn.get", buffer_bytes(challenge, "challenge"), origin)
         signature = self._key.sign(auth_data + hashlib.sha256(client_data).digest())
         return {
             "credentialId": b64url_encode(self.credential_id),
             "clientDataJson": b64url_encode(client_data),
             "authenticatorData": b64url_encode(auth_data),
             "signature": b64url_encode(signature),
-            "userHandle": None if user_handle is None else b64url_encode(user_handle),
+            "userHandle": (
+                None
+                if user_handle is None
+                else b64url_encode(buffer_bytes(user_handle, "user_handle"))
+            ),
         }
+
+
+def _transports(transports: object) -> list[str]:
+    if isinstance(transports, (str, bytes, bytearray, memoryview)) or not isinstance(
+        transports, (list, tuple)
+    ):
+        raise TypeError("transports must be a tuple of str")
+    if not all(isinstance(item, str) for item in transports):
+        raise TypeError("transports must be a tuple of str")
+    return list(transports)

@@ -10,14 +10,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from .._contract import utf8
+from ..errors import PasskeyError
 from ._codec import b64url_decode, cbor_decode_prefix, json_object
 from ._errors import (
     AUTHENTICATOR_DATA_MALFORMED,
     CHALLENGE_MISMATCH,
     CLIENT_DATA_MALFORMED,
+    CONFIG_INVALID,
     ORIGIN_MISMATCH,
     RP_ID_MISMATCH,
     TOKEN_BINDING_INVALID,
@@ -29,8 +32,10 @@ from ._errors import (
 
 __all__ = [
     "AuthenticatorData",
+    "allowed_origins",
     "check_client_data",
     "check_rp_and_user",
+    "flag",
     "parse_authenticator_data",
 ]
 
@@ -61,8 +66,7 @@ def check_client_data(
     )
     if not hmac.compare_digest(challenge, expected_challenge):
         raise fail(CHALLENGE_MISMATCH, "clientDataJSON challenge is not the expected challenge")
-    allowed = [origin] if isinstance(origin, str) else list(origin)
-    if client_data["origin"] not in allowed:
+    if client_data["origin"] not in allowed_origins(origin):
         raise fail(ORIGIN_MISMATCH, "clientDataJSON origin is not an expected origin")
     token_binding = client_data.get("tokenBinding")
     if isinstance(token_binding, dict):  # some U2F clients send a string here: ignored
@@ -139,9 +143,19 @@ def parse_authenticator_data(raw: bytes) -> AuthenticatorData:
     )
 
 
-@functools.lru_cache(maxsize=256)
 def _rp_id_hash(rp_id: str) -> bytes:
-    return hashlib.sha256(rp_id.encode()).digest()
+    if not isinstance(rp_id, str):
+        raise TypeError(f"rp_id must be str, not {type(rp_id).__name__}")
+    return _str_rp_id_hash(rp_id)
+
+
+@functools.lru_cache(maxsize=256)
+def _str_rp_id_hash(rp_id: str) -> bytes:
+    return hashlib.sha256(utf8(rp_id, "rp_id", _rp_id_invalid)).digest()
+
+
+def _rp_id_invalid(reason: str) -> PasskeyError:
+    return fail(CONFIG_INVALID, reason)  # the server's own rp_id: status 500
 
 
 def check_rp_and_user(
@@ -154,7 +168,30 @@ def check_rp_and_user(
     """The rpIdHash is SHA-256 of our RP ID; UP (and UV when required) are set."""
     if not hmac.compare_digest(auth_data.rp_id_hash, _rp_id_hash(rp_id)):
         raise fail(RP_ID_MISMATCH, "authenticatorData rpIdHash is not SHA-256 of the RP ID")
-    if require_user_presence and not auth_data.user_present:
+    if flag(require_user_presence, "require_user_presence") and not auth_data.user_present:
         raise fail(USER_NOT_PRESENT, "the authenticator did not report user presence (UP)")
-    if require_user_verification and not auth_data.user_verified:
+    if flag(require_user_verification, "require_user_verification") and not auth_data.user_verified:
         raise fail(USER_NOT_VERIFIED, "user verification (UV) is required but was not performed")
+
+
+def allowed_origins(origin: object) -> list[str]:
+    """The configured origin(s) as a list of str.
+
+    Raises:
+        TypeError: neither a str nor an iterable of str (bytes and memoryviews included).
+    """
+    if isinstance(origin, str):
+        return [origin]
+    if isinstance(origin, (bytes, bytearray, memoryview)) or not isinstance(origin, Iterable):
+        raise TypeError(f"origin must be a str or a sequence of str, not {type(origin).__name__}")
+    origins = list(origin)
+    if not all(isinstance(item, str) for item in origins):
+        raise TypeError("origin must be a str or a sequence of str")
+    return origins
+
+
+def flag(value: object, name: str) -> bool:
+    """A bool setting (an int is taken as one); never ``bool()`` of another object."""
+    if not isinstance(value, int):
+        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    return bool(value)

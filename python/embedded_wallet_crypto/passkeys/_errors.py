@@ -1,7 +1,8 @@
 """The codes of :class:`~embedded_wallet_crypto.errors.PasskeyError`: one per failed check.
 
 Malformed input (bad base64url, JSON or CBOR, truncated structures) answers 400; a well-formed
-response that fails a check answers 401, the interface's ``UNAUTHORIZED``.
+response that fails a check answers 401, the interface's ``UNAUTHORIZED``; the relying party's
+own unusable configuration (``PASSKEY_CONFIG_INVALID``) answers 500.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ ATTESTATION_INVALID = "PASSKEY_ATTESTATION_INVALID"
 SIGN_COUNT_REGRESSION = "PASSKEY_SIGN_COUNT_REGRESSION"
 SIGNATURE_INVALID = "PASSKEY_SIGNATURE_INVALID"
 REQUEST_ID_MISMATCH = "PASSKEY_REQUEST_ID_MISMATCH"
+#: The server's own configuration is unusable (an ``rp_id`` that is not Unicode text).
+CONFIG_INVALID = "PASSKEY_CONFIG_INVALID"
 
 #: Every code and the HTTP status it answers with.
 CODES: dict[str, int] = {
@@ -53,9 +56,16 @@ CODES: dict[str, int] = {
     SIGN_COUNT_REGRESSION: 401,
     SIGNATURE_INVALID: 401,
     REQUEST_ID_MISMATCH: 401,
+    CONFIG_INVALID: 500,
 }
 
 
 def fail(code: str, reason: str) -> PasskeyError:
     """The error to raise for ``code`` (``raise fail(...) from None``)."""
+    if code == CONFIG_INVALID:
+        return ConfigError(reason, code, CODES[code])
     return PasskeyError(reason, code, CODES[code])
+
+
+class ConfigError(PasskeyError, ValueError):
+    """``PASSKEY_CONFIG_INVALID``: a :class:`PasskeyError`, and a ``ValueError`` as before."""

@@ -28,9 +28,15 @@ from webauthn.helpers.structs import (
 )
 from webauthn.registration.verify_registration_response import VerifiedRegistration
 
+from .._contract import buffer_bytes
 from ..errors import InvalidKey
 from ..keys import parse_public_key
-from ._checks import check_client_data, check_rp_and_user, parse_authenticator_data
+from ._checks import (
+    allowed_origins,
+    check_client_data,
+    check_rp_and_user,
+    parse_authenticator_data,
+)
 from ._codec import b64url_encode, cbor_map
 from ._cose import es256_point
 from ._errors import (
@@ -38,6 +44,7 @@ from ._errors import (
     ATTESTATION_INVALID,
     ATTESTATION_MALFORMED,
     AUTHENTICATOR_DATA_MALFORMED,
+    CONFIG_INVALID,
     CREDENTIAL_ID_MISMATCH,
     FORMAT_UNSUPPORTED,
     PUBLIC_KEY_INVALID,
@@ -152,12 +159,12 @@ def verify_registration(
     """
     if not isinstance(expected_challenge, (bytes, bytearray, memoryview)):
         raise TypeError("expected_challenge must be the raw challenge bytes")
-    challenge = bytes(expected_challenge)
-    origins = origin if isinstance(origin, str) else list(origin)
-    supported = [int(COSEAlgorithmIdentifier(alg)) for alg in supported_algorithms]
-    roots = {
-        AttestationFormat(fmt): list(pems) for fmt, pems in (pem_root_certs_by_fmt or {}).items()
-    }
+    challenge = buffer_bytes(expected_challenge, "expected_challenge")
+    origins = allowed_origins(origin)
+    if isinstance(supported_algorithms, (str, bytes, bytearray, memoryview)):
+        raise TypeError("supported_algorithms must be a sequence of COSE algorithm ids (int)")
+    supported = [_cose_algorithm(alg) for alg in supported_algorithms]
+    roots = _roots(pem_root_certs_by_fmt)
     given = read_attestation(attestation)
     check_client_data(
         given.client_data_json,
@@ -208,3 +215,34 @@ def verify_registration(
         user_verified=result.user_verified,
         backed_up=result.credential_backed_up,
     )
+
+
+def _cose_algorithm(alg: object) -> int:
+    """A configured COSE algorithm id: an int that py_webauthn knows."""
+    if isinstance(alg, bool) or not isinstance(alg, int):
+        raise TypeError(f"a COSE algorithm id is an int, not {type(alg).__name__}")
+    try:
+        return int(COSEAlgorithmIdentifier(alg))
+    except ValueError:
+        raise fail(
+            CONFIG_INVALID,
+            "supported_algorithms holds a COSE algorithm id py_webauthn does not know",
+        ) from None
+
+
+def _roots(pem_root_certs_by_fmt: object) -> dict[AttestationFormat, list[bytes]]:
+    """The extra trust anchors: a mapping from an attestation format name to PEM bytes."""
+    if pem_root_certs_by_fmt is None:
+        return {}
+    if not isinstance(pem_root_certs_by_fmt, Mapping):
+        raise TypeError("pem_root_certs_by_fmt must be a mapping from format to PEM certificates")
+    roots: dict[AttestationFormat, list[bytes]] = {}
+    for fmt, pems in pem_root_certs_by_fmt.items():
+        try:
+            name = AttestationFormat(fmt)
+        except ValueError:
+            raise fail(CONFIG_INVALID, "pem_root_certs_by_fmt names an unknown format") from None
+        if isinstance(pems, (str, bytes, bytearray, memoryview)) or not isinstance(pems, Iterable):
+            raise TypeError("pem_root_certs_by_fmt values must be lists of PEM certificates")
+        roots[name] = [buffer_bytes(pem, "a PEM certificate") for pem in pems]
+    return roots

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._contract import buffer_bytes
 from .._types import BytesLike, KeyLike
 from ..keys import key_text
 from ..policy import Environment
@@ -45,7 +46,7 @@ def session_challenge(session_creation_body: str | BytesLike) -> str:
     if isinstance(session_creation_body, str):
         data = session_creation_body.encode("utf-8", "surrogatepass")
     else:
-        data = bytes(session_creation_body)
+        data = buffer_bytes(session_creation_body, "session_creation_body")
     return hashlib.sha256(data).hexdigest()
 
 
@@ -71,7 +72,7 @@ def session_creation_body(
             "targetPublicKey": key_text(client_public_key),
             "userId": account_id,
         },
-        "timestampMs": str(int(timestamp_ms)),
+        "timestampMs": str(_timestamp(timestamp_ms)),
         "type": SESSION_ACTIVITY_TYPE,
     }
     return json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
@@ -134,7 +135,9 @@ class VerifiedSession:
     organization_id: str
 
 
-def _bound(body: str) -> dict[str, Any]:
+def _bound(body: str | BytesLike) -> dict[str, Any]:
+    if not isinstance(body, str):
+        body = buffer_bytes(body, "session_creation_body")
     parsed = json_object(body, "session-creation body", SESSION_BODY_INVALID)
     parameters = parsed.get("parameters")
     if parsed.get("type") != SESSION_ACTIVITY_TYPE or not isinstance(parameters, dict):
@@ -184,3 +187,11 @@ def verify_session_assertion(
         sandbox=sandbox,
     )
     return VerifiedSession(assertion=verified, **bound)
+
+
+def _timestamp(timestamp_ms: object) -> int:
+    if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
+        raise TypeError(f"timestamp_ms must be an int, not {type(timestamp_ms).__name__}")
+    if not 0 <= timestamp_ms < 10**16:  # milliseconds since 1970, before the year 318857
+        raise fail(SESSION_BODY_INVALID, "timestamp_ms is out of range")
+    return timestamp_ms

@@ -48,6 +48,9 @@ def ensure_credential_remains(
     Raises:
         SignedRetryError: code ``LAST_CREDENTIAL`` (400) when no credential would remain.
     """
+    for name, value in (("credentials", credentials), ("revoking_ids", revoking_ids)):
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{name} must be ids (str) or a sequence of them, not bytes")
     revoking = {revoking_ids} if isinstance(revoking_ids, str) else set(revoking_ids)
     remaining = [c for c in map(_credential_id, credentials) if c not in revoking]
     if not remaining:

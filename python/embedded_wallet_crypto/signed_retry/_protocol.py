@@ -39,6 +39,7 @@ from ._operations import (
 __all__ = ["SignedRequestChallenge", "SignedRetry", "VerifiedRetry"]
 
 _MAX_REQUEST_ID_LENGTH = 200
+_MAX_SECONDS = 10**9  # about 30 years
 
 
 def _utc(milliseconds: int) -> datetime:
@@ -129,6 +130,12 @@ class SignedRetry:
         if not ttl_seconds > 0 or not keep_expired_seconds >= 0:
             raise SignedRetryError(
                 "ttl_seconds must be positive and keep_expired_seconds not negative",
+                "INVALID_PARAMETERS",
+                400,
+            )
+        if not (ttl_seconds <= _MAX_SECONDS and keep_expired_seconds <= _MAX_SECONDS):
+            raise SignedRetryError(  # infinity or a huge number overflows the millisecond times
+                f"ttl_seconds and keep_expired_seconds must be at most {_MAX_SECONDS}",
                 "INVALID_PARAMETERS",
                 400,
             )
@@ -229,11 +236,11 @@ class SignedRetry:
                 ``SESSION_CREDENTIAL_UNKNOWN`` (all 401); ``STORE_UNAVAILABLE`` (503).
             InvalidKey: a key in ``account_session_keys`` is malformed.
         """
-        if not stamp:
+        if stamp is None or _empty(stamp):
             raise StampError(
                 "the Service-Wallet-Signature header is missing", "WALLET_SIGNATURE_MISSING", 401
             )
-        if not request_id:
+        if request_id is None or _empty(request_id):
             raise _fail(
                 "a Service-Wallet-Signature needs its Request-Id header", "REQUEST_ID_MISSING"
             )
@@ -270,7 +277,11 @@ class SignedRetry:
 
     def _stored(self, request_id: str) -> ChallengeRecord:
         record = None
-        if isinstance(request_id, str) and len(request_id) <= _MAX_REQUEST_ID_LENGTH:
+        if (
+            isinstance(request_id, str)
+            and len(request_id) <= _MAX_REQUEST_ID_LENGTH
+            and _is_unicode(request_id)  # a lone surrogate was never issued: no store sees it
+        ):
             record = self.store.get(request_id)
         if record is None:
             raise _fail("the request id is unknown", "REQUEST_ID_UNKNOWN")
@@ -324,3 +335,16 @@ class SignedRetry:
                 "revoking a credential needs a session of a different credential",
                 "SESSION_OF_REVOKED_CREDENTIAL",
             )
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _empty(header: object) -> bool:
+    """An empty header; never ``bool()`` of another object (a released memoryview raises)."""
+    return isinstance(header, (str, bytes, bytearray)) and not header

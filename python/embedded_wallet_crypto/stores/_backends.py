@@ -49,7 +49,18 @@ def sqlite_file_path(path: str | os.PathLike[str]) -> Path:
             "SqliteStore needs a file path; an in-memory database is private to one "
             "connection (use MemoryStore)"
         )
+    text = str(path)
+    if "\x00" in text or _has_surrogate(text):
+        raise store_config_invalid("the SQLite path holds a NUL or a lone surrogate")
     return Path(path)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def sqlite_failure(problem: sqlite3.Error) -> StoreError:
@@ -75,7 +86,12 @@ class SqliteConnections:
 
     def __init__(self, path: Path, busy_timeout_seconds: float) -> None:
         self.path = path
-        self._busy_timeout_ms = int(busy_timeout_seconds * 1000)
+        seconds = busy_timeout_seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError(f"busy_timeout_seconds must be a number, not {type(seconds).__name__}")
+        if not 0 <= seconds <= 86_400:  # NaN fails too
+            raise store_config_invalid("busy_timeout_seconds must be between 0 and 86400")
+        self._busy_timeout_ms = int(seconds * 1000)
         self._local = threading.local()
 
     def get(self) -> sqlite3.Connection:

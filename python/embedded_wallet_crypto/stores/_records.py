@@ -69,6 +69,16 @@ def store_not_durable(reason: str) -> StoreError:
     return StoreError(reason, "STORE_NOT_DURABLE", 500)
 
 
+def store_key_invalid() -> StoreError:
+    """``STORE_KEY_INVALID`` (400): a request or credential id that is no Unicode text (a lone
+    surrogate), which no store can hold; never ``UnicodeEncodeError``."""
+    return StoreError(
+        "a store key is not valid Unicode text (it holds a lone surrogate)",
+        "STORE_KEY_INVALID",
+        400,
+    )
+
+
 # --- signed-retry challenges ----------------------------------------------------------------
 
 

@@ -108,8 +108,8 @@ def _storable(text: str) -> bool:
 
 def _unstorable() -> StoreError:
     return StoreError(
-        "the PostgreSQL store cannot hold text with NUL characters or lone surrogates",
-        "INVALID_PARAMETERS",
+        "a store key is not text PostgreSQL can hold (it has a NUL character or a lone surrogate)",
+        "STORE_KEY_INVALID",
         400,
     )
 

@@ -33,6 +33,7 @@ from ._records import (
     state_from_fields,
     store_config_invalid,
     store_corrupt,
+    store_key_invalid,
     store_unavailable,
 )
 
@@ -166,6 +167,8 @@ class RedisStore:
             return action(*args, **kwargs)
         except StoreError:
             raise
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except self._errors as problem:
             raise store_unavailable("Redis", problem) from None
 

@@ -31,6 +31,7 @@ from ._records import (
     issue_window,
     request_id_conflict,
     state_from_fields,
+    store_key_invalid,
 )
 
 __all__ = ["SqliteStore"]
@@ -122,6 +123,8 @@ class SqliteStore:
             )
         except sqlite3.IntegrityError:
             raise request_id_conflict(record.request_id) from None
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
 
@@ -132,6 +135,8 @@ class SqliteStore:
                 "SELECT record, claimed FROM signed_retry_challenges WHERE request_id = ?",
                 (request_id,),
             ).fetchone()
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
         if row is None:
@@ -146,6 +151,8 @@ class SqliteStore:
                 "WHERE request_id = ? AND claimed = 0 AND expires_at_ms > ?",
                 (request_id, now_ms),
             )
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
         return cursor.rowcount == 1
@@ -180,6 +187,8 @@ class SqliteStore:
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
         return retry_after_ms
@@ -193,6 +202,8 @@ class SqliteStore:
             if row is not None:
                 return "ok", _state(row)
             row = connection.execute(_SELECT_CODE, (key,)).fetchone()
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
         status = attempt_status(_state(row), now_ms, max_attempts)
@@ -206,6 +217,8 @@ class SqliteStore:
                 "UPDATE otp_codes SET used = 1 WHERE credential = ? AND issue_id = ? AND used = 0",
                 (key, issue_id),
             )
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
         return cursor.rowcount == 1

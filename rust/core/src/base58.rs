@@ -7,11 +7,19 @@
 //! cuts the quadratic work about twentyfold against digit-at-a-time codecs. Every session key
 //! crosses the wire in base58check, so this is on the hot path. The `bs58` crate is the oracle in
 //! the tests.
+//!
+//! Decoding is quadratic in the length, so `decode` and `check_decode` refuse text longer than
+//! [`MAX_DECODE_CHARS`] (8192 characters, about 6 KB decoded) with `INVALID_BASE58` before any
+//! arithmetic: a session key is about 50 characters and a sealed one about 150, and at the cap a
+//! decode takes well under a millisecond, where 1 MB of text would take seconds.
 
 use crate::error::{Error, Result};
 use crate::primitives::sha256;
 
 pub const CHECKSUM_LEN: usize = 4;
+/// The longest text `decode` and `check_decode` accept, in characters (bytes: the alphabet is
+/// ASCII). Longer text is `INVALID_BASE58` before any work; encoding has no cap.
+pub const MAX_DECODE_CHARS: usize = 8192;
 
 const ALPHABET: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 /// 58^5, the largest power of 58 below 2^32.
@@ -77,8 +85,14 @@ fn be_word(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
+/// Decode base58 text of at most [`MAX_DECODE_CHARS`] characters.
 pub fn decode(text: &str) -> Result<Vec<u8>> {
     let text = text.as_bytes();
+    if text.len() > MAX_DECODE_CHARS {
+        return Err(Error::base58(
+            "base58 text is longer than the 8192-character cap",
+        ));
+    }
     let mut values = Vec::with_capacity(text.len());
     for &c in text {
         let digit = DIGIT_OF.get(usize::from(c)).copied().unwrap_or(INVALID);
@@ -146,6 +160,7 @@ pub fn check_encode(payload: &[u8]) -> String {
     encode(&data)
 }
 
+/// Decode base58check text (at most [`MAX_DECODE_CHARS`] characters) and return the payload.
 pub fn check_decode(text: &str) -> Result<Vec<u8>> {
     let mut data = decode(text)?;
     if data.len() < CHECKSUM_LEN {
@@ -213,5 +228,21 @@ mod tests {
                 bs58::decode(text).into_vec().unwrap()
             );
         }
+    }
+
+    #[test]
+    fn decoding_is_capped_at_max_decode_chars() {
+        let at_cap = "2".repeat(MAX_DECODE_CHARS);
+        assert_eq!(
+            decode(&at_cap).unwrap(),
+            bs58::decode(&at_cap).into_vec().unwrap()
+        );
+        let start = std::time::Instant::now();
+        for len in [MAX_DECODE_CHARS + 1, 1 << 20] {
+            let text = "2".repeat(len);
+            assert_eq!(decode(&text).unwrap_err().code(), "INVALID_BASE58");
+            assert_eq!(check_decode(&text).unwrap_err().code(), "INVALID_BASE58");
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
     }
 }

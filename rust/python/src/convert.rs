@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use std::ops::Deref;
 
 use ewc_core::{hpke, p256, Error, ErrorKind, PublicKey};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyString};
@@ -121,6 +121,10 @@ fn buffer<'a>(obj: Borrowed<'a, '_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]
                 .cast::<PyBytes>()?
                 .as_bytes()
                 .to_vec(),
+        )),
+        // A released memoryview raises ValueError: it is no buffer any more, so a wrong type.
+        Err(err) if err.is_instance_of::<PyValueError>(obj.py()) => Err(PyTypeError::new_err(
+            format!("{what} is a released memoryview, not a buffer"),
         )),
         Err(err) if err.is_instance_of::<PyTypeError>(obj.py()) => {
             Err(PyTypeError::new_err(format!(

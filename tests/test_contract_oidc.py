@@ -1,0 +1,96 @@
+"""The error contract over ``ewc.oidc``: token verification, the token shape check, the nonce,
+and ``JwksProvider``'s constructor. Only WalletCryptoError or TypeError escapes, an int is
+never a buffer size (see ``tests/_contract.py``). ``urllib_get``, the default HTTP getter, is
+left out: it raises ``OSError`` when no response came, which ``JwksProvider`` turns into
+``OIDC_JWKS_UNAVAILABLE`` (its argument types are tested in ``test_error_contract.py``)."""
+
+from __future__ import annotations
+
+import pytest
+from _contract import Entry, check_baseline, property_test, report, sweep
+from _oidc_helpers import AUDIENCE, CLIENT_PUBLIC_KEY, ISSUER, JWKS, NOW, claims, es256
+from embedded_wallet_crypto import oidc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TOKEN = es256(claims())
+CREATE_TOKEN = es256(claims(nonce=None))
+VERIFY = {
+    "token": TOKEN,
+    "jwks": JWKS,
+    "audience": AUDIENCE,
+    "issuers": [ISSUER],
+    "now": NOW,
+    "max_age_seconds": 60,
+    "clock_skew_seconds": 5,
+    "client_public_key": CLIENT_PUBLIC_KEY,
+    "sandbox": False,
+    "algorithms": ("ES256", "RS256"),
+}
+CREATE = {k: v for k, v in VERIFY.items() if k != "client_public_key"} | {"token": CREATE_TOKEN}
+
+ENTRIES = [
+    Entry("verify_id_token", oidc.verify_id_token, VERIFY, frozenset({"token"})),
+    Entry("verify_create_token", oidc.verify_create_token, CREATE, frozenset({"token"})),
+    Entry(
+        "verify_id_token (claims)",
+        lambda exp, iat, nbf, nonce, aud: oidc.verify_id_token(
+            es256(claims(exp=exp, iat=iat, nbf=nbf, nonce=nonce, aud=aud)),
+            jwks=JWKS,
+            audience=AUDIENCE,
+            issuers=[ISSUER],
+            now=NOW,
+            client_public_key=CLIENT_PUBLIC_KEY,
+        ),
+        {
+            "exp": claims()["exp"],
+            "iat": claims()["iat"],
+            "nbf": claims()["iat"],
+            "nonce": claims()["nonce"],
+            "aud": AUDIENCE,
+        },
+    ),
+    Entry(
+        "check_token_shape",
+        oidc.check_token_shape,
+        {"token": TOKEN, "issuers": [ISSUER]},
+        frozenset({"token"}),
+    ),
+    Entry("nonce_for", oidc.nonce_for, {"client_public_key": CLIENT_PUBLIC_KEY}),
+    Entry(
+        "JwksProvider",
+        oidc.JwksProvider,
+        {
+            "jwks": JWKS,
+            "timeout": 5.0,
+            "min_refetch_interval": 30.0,
+            "default_cache_seconds": 300.0,
+            "max_cache_seconds": 86400.0,
+        },
+    ),
+    Entry(
+        "JwksProvider (URLs)",
+        lambda jwks_uri, issuer: oidc.JwksProvider(
+            jwks_uri=jwks_uri, issuer=issuer, http_get=lambda url, timeout: None
+        ),
+        {"jwks_uri": "https://idp.example/keys", "issuer": None},
+    ),
+]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
+def test_valid_arguments_are_valid(entry: Entry) -> None:
+    check_baseline(entry)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
+def test_every_argument_times_every_hostile_value(entry: Entry) -> None:
+    found = sweep(entry)
+    assert not found, report(found)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
+@settings(derandomize=True, database=None, max_examples=60)
+@given(data=st.data())
+def test_drawn_hostile_values(entry: Entry, data: st.DataObject) -> None:
+    property_test(entry, data)
