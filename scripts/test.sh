@@ -2,7 +2,8 @@
 # Every test and every lint: set up, then Rust (fmt, clippy, cargo test with the vectors and the
 # upstream vectors), then Python (ruff, mypy --strict, stubtest), the clean-room install (the wheel
 # and the sdist in bare virtualenvs, as a user installs them), then pytest with the differential
-# and property tests and a quick pass over the benchmarks as tests.
+# and property tests and a quick pass over the benchmarks as tests. A short fuzzing run (every
+# cargo-fuzz target of the core, then the Python contract fuzzer) comes before pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -29,6 +30,9 @@ NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
 
 step "clean-room install (wheel and sdist, declared dependencies only)"
 bash scripts/clean_room.sh
+
+step "fuzz (scripts/fuzz.sh 10: each cargo-fuzz target of the core for 10 s, then the contract fuzzer of the Python entry points)"
+bash scripts/fuzz.sh 10
 
 step "pytest"
 .venv/bin/python -m pytest tests benches --benchmark-disable -q

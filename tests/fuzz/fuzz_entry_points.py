@@ -321,10 +321,14 @@ def build_targets() -> dict[str, tuple[list[dict[str, object]], Callable[..., ob
                     "origin": i["origin"],
                 }
             )
+    # Not a forgery check: a registration proves nothing about an existing secret. Under the
+    # "none" attestation format nothing in the attestation object is signed at all, so a
+    # mutation that stays well-formed (another sign count, flags the checks allow, another
+    # credential key) is a different, equally valid registration.
     t["passkeys.verify_registration"] = (
         pr,
         lambda **kw: passkeys.verify_registration(kw.pop("attestation"), **kw),
-        True,
+        False,
     )
     ov = []
     for c in cases("oidc.json", "oidc_verify"):
