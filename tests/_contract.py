@@ -198,3 +198,28 @@ def property_test(entry: Entry, data: st.DataObject) -> None:
     value = data.draw(hostile_values(), label="value")
     violation = run(entry, argument, value)
     assert violation is None, report([violation])
+
+
+def contract_tests(entries: list[Entry]) -> tuple[Callable[..., None], ...]:
+    """The three tests every contract file runs over its entries, bound to module-level
+    ``test_*`` names by the caller: the valid arguments work; every argument times every fixed
+    hostile value; hostile values drawn by hypothesis."""
+    import pytest
+    from hypothesis import given, settings
+
+    @pytest.mark.parametrize("entry", entries, ids=repr)
+    def valid_arguments_are_valid(entry: Entry) -> None:
+        check_baseline(entry)
+
+    @pytest.mark.parametrize("entry", entries, ids=repr)
+    def every_argument_times_every_hostile_value(entry: Entry) -> None:
+        found = sweep(entry)
+        assert not found, report(found)
+
+    @pytest.mark.parametrize("entry", entries, ids=repr)
+    @settings(derandomize=True, database=None, max_examples=60)
+    @given(data=st.data())
+    def drawn_hostile_values(entry: Entry, data: st.DataObject) -> None:
+        property_test(entry, data)
+
+    return valid_arguments_are_valid, every_argument_times_every_hostile_value, drawn_hostile_values

@@ -6,12 +6,9 @@ left out: it raises ``OSError`` when no response came, which ``JwksProvider`` tu
 
 from __future__ import annotations
 
-import pytest
-from _contract import Entry, check_baseline, property_test, report, sweep
+from _contract import Entry, contract_tests
 from _oidc_helpers import AUDIENCE, CLIENT_PUBLIC_KEY, ISSUER, JWKS, NOW, claims, es256
 from embedded_wallet_crypto import oidc
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TOKEN = es256(claims())
 CREATE_TOKEN = es256(claims(nonce=None))
@@ -78,19 +75,8 @@ ENTRIES = [
 ]
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_valid_arguments_are_valid(entry: Entry) -> None:
-    check_baseline(entry)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_every_argument_times_every_hostile_value(entry: Entry) -> None:
-    found = sweep(entry)
-    assert not found, report(found)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-@settings(derandomize=True, database=None, max_examples=60)
-@given(data=st.data())
-def test_drawn_hostile_values(entry: Entry, data: st.DataObject) -> None:
-    property_test(entry, data)
+(
+    test_valid_arguments_are_valid,
+    test_every_argument_times_every_hostile_value,
+    test_drawn_hostile_values,
+) = contract_tests(ENTRIES)

@@ -5,11 +5,8 @@ never a buffer size (see ``tests/_contract.py``)."""
 from __future__ import annotations
 
 import embedded_wallet_crypto as ewc
-import pytest
-from _contract import Entry, check_baseline, property_test, report, sweep
+from _contract import Entry, contract_tests
 from embedded_wallet_crypto import otp
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TARGET = ewc.KeyPair.from_private_hex("55" * 32)
 CLIENT = ewc.KeyPair.from_private_hex("66" * 32)
@@ -97,19 +94,8 @@ ENTRIES = [
 ]
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_valid_arguments_are_valid(entry: Entry) -> None:
-    check_baseline(entry)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_every_argument_times_every_hostile_value(entry: Entry) -> None:
-    found = sweep(entry)
-    assert not found, report(found)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-@settings(derandomize=True, database=None, max_examples=60)
-@given(data=st.data())
-def test_drawn_hostile_values(entry: Entry, data: st.DataObject) -> None:
-    property_test(entry, data)
+(
+    test_valid_arguments_are_valid,
+    test_every_argument_times_every_hostile_value,
+    test_drawn_hostile_values,
+) = contract_tests(ENTRIES)

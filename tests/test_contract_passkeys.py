@@ -7,12 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import embedded_wallet_crypto as ewc
-import pytest
-from _contract import Entry, check_baseline, property_test, report, sweep
+from _contract import Entry, contract_tests
 from embedded_wallet_crypto import passkeys
 from embedded_wallet_crypto.passkeys import SoftwareAuthenticator
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 RP_ID, ORIGIN = "wallet.example", "https://wallet.example"
 KEY = ewc.KeyPair.from_private_hex("aa" * 32)
@@ -210,19 +207,8 @@ ENTRIES = [
 ]
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_valid_arguments_are_valid(entry: Entry) -> None:
-    check_baseline(entry)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_every_argument_times_every_hostile_value(entry: Entry) -> None:
-    found = sweep(entry)
-    assert not found, report(found)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-@settings(derandomize=True, database=None, max_examples=60)
-@given(data=st.data())
-def test_drawn_hostile_values(entry: Entry, data: st.DataObject) -> None:
-    property_test(entry, data)
+(
+    test_valid_arguments_are_valid,
+    test_every_argument_times_every_hostile_value,
+    test_drawn_hostile_values,
+) = contract_tests(ENTRIES)

@@ -11,7 +11,7 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
-from _contract import Entry, check_baseline, property_test, report, sweep
+from _contract import Entry, check_baseline, contract_tests, property_test, report, sweep
 from embedded_wallet_crypto import signed_retry, stores
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -116,17 +116,9 @@ def test_valid_arguments_are_valid(entry: Entry) -> None:
     check_baseline(entry)
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_every_argument_times_every_hostile_value(entry: Entry) -> None:
-    found = sweep(entry)
-    assert not found, report(found)
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-@settings(derandomize=True, database=None, max_examples=60)
-@given(data=st.data())
-def test_drawn_hostile_values(entry: Entry, data: st.DataObject) -> None:
-    property_test(entry, data)
+_, test_every_argument_times_every_hostile_value, test_drawn_hostile_values = contract_tests(
+    ENTRIES
+)
 
 
 # SqliteStore creates files: it runs in a temporary directory, so a drawn relative path lands

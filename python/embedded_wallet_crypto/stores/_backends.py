@@ -42,6 +42,17 @@ _SQLITE_CORRUPT_MESSAGES = {
 }
 
 
+def checked_seconds(value: object, name: str, *, zero_allowed: bool, most: float = 86_400) -> float:
+    """A configured duration: a real number (never a bool) in range, else ``TypeError`` or
+    ``STORE_CONFIG_INVALID``; NaN, infinities and huge ints are out of range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if not ((0 <= value if zero_allowed else 0 < value) and value <= most):
+        low = "from 0" if zero_allowed else "more than 0"
+        raise store_config_invalid(f"{name} must be {low} up to {most:g} seconds")
+    return float(value)
+
+
 def sqlite_file_path(path: str | os.PathLike[str]) -> Path:
     """The database file; an in-memory database is refused, as it is private to one connection."""
     if str(path) in ("", ":memory:") or str(path).startswith("file::memory:"):
@@ -86,11 +97,7 @@ class SqliteConnections:
 
     def __init__(self, path: Path, busy_timeout_seconds: float) -> None:
         self.path = path
-        seconds = busy_timeout_seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise TypeError(f"busy_timeout_seconds must be a number, not {type(seconds).__name__}")
-        if not 0 <= seconds <= 86_400:  # NaN fails too
-            raise store_config_invalid("busy_timeout_seconds must be between 0 and 86400")
+        seconds = checked_seconds(busy_timeout_seconds, "busy_timeout_seconds", zero_allowed=True)
         self._busy_timeout_ms = int(seconds * 1000)
         self._local = threading.local()
 

@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any, Literal
 
-from ._backends import postgres_failure, postgres_module
+from ._backends import checked_seconds, postgres_failure, postgres_module
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
@@ -157,7 +157,10 @@ class PostgresStore:
             ) from None
         self._dsn = dsn
         self.durability = durability
-        self._connect_timeout = max(1, round(connect_timeout_seconds))
+        seconds = checked_seconds(
+            connect_timeout_seconds, "connect_timeout_seconds", zero_allowed=False, most=3600
+        )
+        self._connect_timeout = max(1, round(seconds))
         self._local = threading.local()
         self._next_purge = 0.0
         with self._failures():

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from ._backends import redis_client, redis_durability_problem
+from ._backends import checked_seconds, redis_client, redis_durability_problem
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
@@ -136,8 +136,12 @@ class RedisStore:
             raise TypeError(f"wait_replicas must be an int, not {type(wait_replicas).__name__}")
         if not 0 <= wait_replicas <= 1000:
             raise store_config_invalid("RedisStore's wait_replicas must be between 0 and 1000")
-        if not 0 < wait_timeout_seconds <= 3600:  # also refuses NaN
-            raise store_config_invalid("RedisStore's wait_timeout_seconds must be in (0, 3600]")
+        wait_timeout_seconds = checked_seconds(
+            wait_timeout_seconds, "wait_timeout_seconds", zero_allowed=False, most=3600
+        )
+        socket_timeout_seconds = checked_seconds(
+            socket_timeout_seconds, "socket_timeout_seconds", zero_allowed=False, most=3600
+        )
         self._client, self._errors = redis_client(url, socket_timeout_seconds)
         self.durability = durability
         self.wait_replicas = wait_replicas

@@ -647,6 +647,46 @@ pub fn verify_export(
     Ok(Sealed { enc, ciphertext })
 }
 
+/// The signature of a legacy v0 envelope over `signed`: an `enclaveQuorumPublic` it carries must
+/// be the pinned key; an empty signature is the unsigned form, which needs the sandbox (and then
+/// it may name no signer).
+fn check_legacy_signature(
+    document: &Object,
+    pinned: &PublicKey,
+    signed: &[u8],
+    signature: &str,
+    what: &str,
+    sandbox_allowed: bool,
+) -> Result<()> {
+    let signer = match document.get("enclaveQuorumPublic") {
+        None => "",
+        Some(Field::Text(text)) => text.as_str(),
+        Some(Field::Other) => {
+            return Err(Error::envelope(
+                MALFORMED,
+                format!("the {what} has a non-string enclaveQuorumPublic"),
+            ))
+        }
+    };
+    if signature.is_empty() {
+        if !signer.is_empty() {
+            return Err(Error::envelope(
+                "ENVELOPE_SIGNATURE_INVALID",
+                format!("the {what} signature does not verify"),
+            ));
+        }
+        return refuse_unsigned(sandbox_allowed, what);
+    }
+    let pinned_hex;
+    let signer = if signer.is_empty() {
+        pinned_hex = hex::encode(pinned.uncompressed());
+        pinned_hex.as_str()
+    } else {
+        signer
+    };
+    verify_by_pinned(pinned, signer, signed, signature, what)
+}
+
 /// Legacy v0 `{encappedPublic, encappedPublicSignature, ciphertext}`: the signature covers the
 /// hex-decoded `encappedPublic` bytes; an `enclaveQuorumPublic` it carries must be the pinned
 /// key; an empty signature is the unsigned form, which needs the sandbox.
@@ -660,34 +700,7 @@ fn verify_legacy(
     let enc = hex_field(document, "encappedPublic", LEGACY, MALFORMED)?;
     let signature = text_field(document, "encappedPublicSignature", LEGACY, MALFORMED)?;
     let ciphertext = hex_field(document, "ciphertext", LEGACY, MALFORMED)?;
-    let signer = match document.get("enclaveQuorumPublic") {
-        None => "",
-        Some(Field::Text(text)) => text.as_str(),
-        Some(Field::Other) => {
-            return Err(Error::envelope(
-                MALFORMED,
-                format!("the {LEGACY} has a non-string enclaveQuorumPublic"),
-            ))
-        }
-    };
-    if signature.is_empty() {
-        if !signer.is_empty() {
-            return Err(Error::envelope(
-                "ENVELOPE_SIGNATURE_INVALID",
-                format!("the {LEGACY} signature does not verify"),
-            ));
-        }
-        refuse_unsigned(sandbox_allowed, LEGACY)?;
-    } else {
-        let pinned_hex;
-        let signer = if signer.is_empty() {
-            pinned_hex = hex::encode(pinned.uncompressed());
-            pinned_hex.as_str()
-        } else {
-            signer
-        };
-        verify_by_pinned(&pinned, signer, &enc, signature, LEGACY)?;
-    }
+    check_legacy_signature(document, &pinned, &enc, signature, LEGACY, sandbox_allowed)?;
     if organization_id.is_some() {
         return Err(Error::envelope(
             "ENVELOPE_ORGANIZATION_MISMATCH",
@@ -1036,34 +1049,14 @@ fn verify_import_legacy(
         )
     })?;
     let signature = text_field(document, "targetPublicSignature", LEGACY_IMPORT, MALFORMED)?;
-    let signer = match document.get("enclaveQuorumPublic") {
-        None => "",
-        Some(Field::Text(text)) => text.as_str(),
-        Some(Field::Other) => {
-            return Err(Error::envelope(
-                MALFORMED,
-                format!("the {LEGACY_IMPORT} has a non-string enclaveQuorumPublic"),
-            ))
-        }
-    };
-    if signature.is_empty() {
-        if !signer.is_empty() {
-            return Err(Error::envelope(
-                "ENVELOPE_SIGNATURE_INVALID",
-                format!("the {LEGACY_IMPORT} signature does not verify"),
-            ));
-        }
-        refuse_unsigned(sandbox_allowed, LEGACY_IMPORT)?;
-    } else {
-        let pinned_hex;
-        let signer = if signer.is_empty() {
-            pinned_hex = hex::encode(pinned.uncompressed());
-            pinned_hex.as_str()
-        } else {
-            signer
-        };
-        verify_by_pinned(&pinned, signer, &raw_target, signature, LEGACY_IMPORT)?;
-    }
+    check_legacy_signature(
+        document,
+        &pinned,
+        &raw_target,
+        signature,
+        LEGACY_IMPORT,
+        sandbox_allowed,
+    )?;
     if organization_id.is_some() {
         return Err(Error::envelope(
             "ENVELOPE_ORGANIZATION_MISMATCH",
