@@ -26,7 +26,8 @@ step "stubtest"
 .venv/bin/python -m mypy.stubtest embedded_wallet_crypto._native
 
 step "docs (mkdocs build --strict: any warning fails)"
-NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
+# Not --quiet: mkdocs drops warnings it does not print, and strict mode then counts none.
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
 
 step "clean-room install (wheel and sdist, declared dependencies only)"
 bash scripts/clean_room.sh

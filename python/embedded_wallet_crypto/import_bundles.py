@@ -183,9 +183,11 @@ def encrypt_wallet_to_bundle(
         import_bundle: the import bundle JSON text (or its bytes).
         mnemonic: a BIP-39 English mnemonic (12 to 24 words, checksum checked; words are
             separated by any whitespace and sealed joined by single spaces).
-        organization_id, user_id: the signed values must equal them (``user_id=""`` for an
-            organization-level import). Both are required keywords: ``None`` skips that check,
-            and a legacy v0 bundle is accepted only when both are ``None``.
+        organization_id: the signed ``organizationId`` must equal it. A required keyword:
+            ``None`` skips the check, and a legacy v0 bundle is accepted only when both this
+            and ``user_id`` are ``None``.
+        user_id: the signed ``userId`` must equal it (``""`` for an organization-level
+            import); a required keyword, ``None`` skips the check.
         signer_public_key: the pinned signer (default: the production signer).
         sandbox: allow the unsigned sandbox form (see ``ewc.policy``).
         passphrase: a BIP-39 passphrase, sealed after the mnemonic as the import frame does.
@@ -226,7 +228,8 @@ def encrypt_private_key_to_bundle(
         private_key: the key text in ``key_format`` (see :func:`ewc.decode_private_key`), or
             its 32 raw bytes (``key_format`` is then not used).
         key_format: an :class:`ewc.KeyFormat` (or its name).
-        Others as :func:`encrypt_wallet_to_bundle`.
+
+    The other arguments are those of :func:`encrypt_wallet_to_bundle`.
 
     Raises:
         EnvelopeError: as :func:`encrypt_wallet_to_bundle`.

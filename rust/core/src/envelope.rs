@@ -783,9 +783,25 @@ pub fn seal_target(
     user_id: &str,
     signer: Option<&KeyPair>,
 ) -> Result<String> {
+    seal_target_data(target_public_key, organization_id, user_id, true, signer)
+}
+
+/// The signed `{"targetPublic", "organizationId", "userId"}` of target and import bundles, checked
+/// in that order (an empty `userId` only where `user_required` is false).
+fn seal_target_data(
+    target_public_key: KeyInput<'_>,
+    organization_id: &str,
+    user_id: &str,
+    user_required: bool,
+    signer: Option<&KeyPair>,
+) -> Result<String> {
     let target = target_public_key.parse()?;
     let organization_id = require_text(organization_id, "organization_id")?;
-    let user_id = require_text(user_id, "user_id")?;
+    let user_id = if user_required {
+        require_text(user_id, "user_id")?
+    } else {
+        user_id
+    };
     let data = compact_json(&[
         ("targetPublic", &hex::encode(target.uncompressed())),
         ("organizationId", organization_id),
@@ -1002,14 +1018,7 @@ pub fn seal_import(
     user_id: &str,
     signer: Option<&KeyPair>,
 ) -> Result<String> {
-    let target = target_public_key.parse()?;
-    let organization_id = require_text(organization_id, "organization_id")?;
-    let data = compact_json(&[
-        ("targetPublic", &hex::encode(target.uncompressed())),
-        ("organizationId", organization_id),
-        ("userId", user_id),
-    ]);
-    build_signed(data.as_bytes(), signer)
+    seal_target_data(target_public_key, organization_id, user_id, false, signer)
 }
 
 /// Client: verify an import bundle and return its target key. A v1.0.0 bundle is checked in
