@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+# The store fixtures (redis_server, postgres_server, store) shared by the store test files.
+pytest_plugins = ["_store_fixtures"]
+
 REPO = Path(__file__).resolve().parent.parent
 VECTORS_DIR = REPO / "vectors"
 

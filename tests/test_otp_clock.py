@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import multiprocessing
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import _claim_race
 import pytest
-from _postgres_server import PostgresServer, empty_store, running_postgres
+from _postgres_server import PostgresServer, empty_store
 from _redis_server import RedisServer
 from conftest import report_counts
 from embedded_wallet_crypto import otp, stores
@@ -21,33 +20,6 @@ from embedded_wallet_crypto import otp, stores
 HASH_KEY = b"otp clock test hash key 01234567"
 RACE_WORKERS = 8
 RACE_ROUNDS = 200
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis-otp-clock"))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[PostgresServer]:
-    with running_postgres() as server:
-        yield server
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    if request.param == "memory":
-        yield stores.MemoryStore()
-    elif request.param == "sqlite":
-        yield stores.SqliteStore(tmp_path / "otp.db")
-    elif request.param == "redis":
-        server: RedisServer = request.getfixturevalue("redis_server")
-        yield stores.RedisStore(server.url, key_prefix=f"test:{request.node.name}:")
-    else:
-        yield empty_store(request.getfixturevalue("postgres_server"))
 
 
 class Clock:

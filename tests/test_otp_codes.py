@@ -9,52 +9,17 @@ import hashlib
 import hmac
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
-from _postgres_server import PostgresServer, empty_store, running_postgres
 from _redis_server import RedisServer, refused_port
 from embedded_wallet_crypto import otp, policy
 
 HASH_KEY = b"server otp hash key 0123456789ab"
 
 # --- server-side one-time codes --------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis-otp"))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[PostgresServer]:
-    with running_postgres() as server:
-        yield server
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[otp.OtpStore]:
-    if request.param == "postgres":
-        postgres_store = empty_store(request.getfixturevalue("postgres_server"))
-        yield postgres_store
-        postgres_store.close()
-    elif request.param == "memory":
-        yield otp.MemoryStore()
-    elif request.param == "sqlite":
-        sqlite_store = otp.SqliteStore(tmp_path / "otp.db")
-        yield sqlite_store
-        sqlite_store.close()
-    else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        redis_store = otp.RedisStore(server.url, key_prefix=f"test:{request.node.name}:")
-        yield redis_store
-        redis_store.close()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,39 +23,6 @@ from embedded_wallet_crypto.stores import _backends
 HASH_KEY = b"store family test hash key 01234"
 SESSION = ewc.hpke.derive_key_pair(b"store family test session ikm 01")
 STORES_DIR = Path(stores.__file__).parent
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis-family"))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[PostgresServer]:
-    with running_postgres() as server:
-        yield server
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    if request.param == "postgres":
-        postgres_store = empty_store(request.getfixturevalue("postgres_server"))
-        yield postgres_store
-        postgres_store.close()
-    elif request.param == "memory":
-        yield stores.MemoryStore()
-    elif request.param == "sqlite":
-        sqlite_store = stores.SqliteStore(tmp_path / "both.db")
-        yield sqlite_store
-        sqlite_store.close()
-    else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        redis_store = stores.RedisStore(server.url, key_prefix=f"test:{request.node.name}:")
-        yield redis_store
-        redis_store.close()
 
 
 class Clock:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import multiprocessing
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from _redis_server import RedisServer, refused_port
 from conftest import report_counts
 from embedded_wallet_crypto.signed_retry import (
     ChallengeRecord,
-    MemoryStore,
     Operation,
     PostgresStore,
     RedisStore,
@@ -47,39 +45,6 @@ def record(*, expires_at_ms: int = FAR_FUTURE_MS, request_id: str | None = None)
         bound_client_public_key="04" + "ab" * 64,
         expires_at_ms=expires_at_ms,
     )
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[PostgresServer]:
-    with running_postgres() as server:
-        yield server
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "postgres":
-        postgres_store = empty_store(request.getfixturevalue("postgres_server"))
-        yield postgres_store
-        postgres_store.close()
-    elif request.param == "memory":
-        yield MemoryStore()
-    elif request.param == "sqlite":
-        sqlite_store = SqliteStore(tmp_path / "challenges.db")
-        yield sqlite_store
-        sqlite_store.close()
-    else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        redis_store = RedisStore(server.url, key_prefix=f"test:{request.node.name}:")
-        yield redis_store
-        redis_store.close()
 
 
 def fails(call: Any, code: str, status: int) -> ewc.WalletCryptoError:
