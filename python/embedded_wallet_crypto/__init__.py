@@ -28,6 +28,7 @@ from .errors import (
     SignedRetryError,
     StampError,
     WalletCryptoError,
+    WebhookError,
 )
 from .export import (
     PREPRODUCTION_SIGNER_PUBLIC_KEY,
@@ -51,6 +52,7 @@ from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, ve
 
 if TYPE_CHECKING:
     from . import oidc, otp, passkeys, signed_retry
+    from .turnkey_webhooks import TurnkeyWebhook, sign_turnkey_webhook, verify_turnkey_webhook
     from .webhooks import sign_webhook, verify_webhook_signature
 
 # name -> (module, attribute or None for the module itself), loaded on first use.
@@ -61,6 +63,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "signed_retry": (".signed_retry", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
     "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
+    "TurnkeyWebhook": (".turnkey_webhooks", "TurnkeyWebhook"),
+    "sign_turnkey_webhook": (".turnkey_webhooks", "sign_turnkey_webhook"),
+    "verify_turnkey_webhook": (".turnkey_webhooks", "verify_turnkey_webhook"),
 }
 
 
@@ -95,7 +100,9 @@ __all__ = [
     "SignedRetryError",
     "Stamp",
     "StampError",
+    "TurnkeyWebhook",
     "WalletCryptoError",
+    "WebhookError",
     "__version__",
     "b58check_decode",
     "b58check_encode",
@@ -125,10 +132,12 @@ __all__ = [
     "seal_import_bundle",
     "seal_session_key",
     "set_default_environment",
+    "sign_turnkey_webhook",
     "sign_webhook",
     "signed_retry",
     "verify_signature",
     "verify_stamp",
     "verify_stamps",
+    "verify_turnkey_webhook",
     "verify_webhook_signature",
 ]

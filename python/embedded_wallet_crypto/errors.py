@@ -18,6 +18,7 @@ __all__ = [
     "SignedRetryError",
     "StampError",
     "WalletCryptoError",
+    "WebhookError",
 ]
 
 
@@ -99,4 +100,14 @@ class SignedRetryError(WalletCryptoError):
     """A signed retry (requestId plus stamp) failed a rule of the two-step protocol."""
 
     default_code = "SIGNED_RETRY_INVALID"
+    default_status = 401
+
+
+class WebhookError(WalletCryptoError):
+    """A webhook of the key infrastructure (formats.md section 17) failed a check: a header
+    missing, repeated or malformed, an unknown key id, a timestamp outside the replay window, or
+    a signature that does not verify. ``code`` says which; a bad verifier configuration is
+    ``TURNKEY_WEBHOOK_CONFIG_INVALID`` with status 500."""
+
+    default_code = "TURNKEY_WEBHOOK_INVALID"
     default_status = 401

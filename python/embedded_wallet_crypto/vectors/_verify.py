@@ -25,6 +25,7 @@ from ._operations_oidc import OIDC_EXCEPTIONS, OIDC_OPERATIONS
 from ._operations_passkey import PASSKEY_EXCEPTIONS, PASSKEY_OPERATIONS
 from ._operations_session_stamp import SESSION_STAMP_OPERATIONS
 from ._operations_signed_retry import SIGNED_RETRY_EXCEPTIONS, SIGNED_RETRY_OPERATIONS
+from ._operations_turnkey_webhook import TURNKEY_WEBHOOK_EXCEPTIONS, TURNKEY_WEBHOOK_OPERATIONS
 from .generate._common import SCHEMA
 
 # vectors/README.md, "Error codes": the exception class each code must come with.
@@ -51,6 +52,7 @@ EXCEPTION_FOR_CODE: dict[str, type[ewc.WalletCryptoError]] = {
     **ENVELOPE_EXCEPTIONS,
     **PASSKEY_EXCEPTIONS,
     **IMPORT_EXCEPTIONS,
+    **TURNKEY_WEBHOOK_EXCEPTIONS,
 }
 
 
@@ -206,6 +208,7 @@ OPERATIONS: dict[str, Callable[[Inputs], dict[str, Any]]] = {
     **ENVELOPE_OPERATIONS,
     **PASSKEY_OPERATIONS,
     **IMPORT_OPERATIONS,
+    **TURNKEY_WEBHOOK_OPERATIONS,
 }
 
 

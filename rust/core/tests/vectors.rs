@@ -381,6 +381,9 @@ const PYTHON_LAYER_OPERATIONS: &[&str] = &[
     "private_key_decode",
     "export_open_typed",
     "import_encrypt_private_key",
+    // The key infrastructure's webhooks (Ed25519 by pyca/cryptography) live in the Python layer.
+    "turnkey_webhook_verify",
+    "turnkey_webhook_sign",
 ];
 
 /// Skipped here and counted as skipped: sandbox acceptance (`sandbox-valid-signature`) is a
