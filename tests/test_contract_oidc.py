@@ -1,10 +1,14 @@
 """The error contract over ``ewc.oidc``: token verification, the token shape check, the nonce,
-and ``JwksProvider``'s constructor. Only WalletCryptoError or TypeError escapes, an int is
+and the constructors of ``JwksProvider`` and ``AsyncJwksProvider``, and
+``verify_id_token_async``. Only WalletCryptoError or TypeError escapes, an int is
 never a buffer size (see ``tests/_contract.py``). ``urllib_get``, the default HTTP getter, is
 left out: it raises ``OSError`` when no response came, which ``JwksProvider`` turns into
 ``OIDC_JWKS_UNAVAILABLE`` (its argument types are tested in ``test_error_contract.py``)."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 from _contract import Entry, contract_tests
 from _oidc_helpers import AUDIENCE, CLIENT_PUBLIC_KEY, ISSUER, JWKS, NOW, claims, es256
@@ -25,6 +29,11 @@ VERIFY = {
     "algorithms": ("ES256", "RS256"),
 }
 CREATE = {k: v for k, v in VERIFY.items() if k != "client_public_key"} | {"token": CREATE_TOKEN}
+
+
+async def _verify_async(**arguments: Any) -> object:
+    return await oidc.verify_id_token_async(**arguments)
+
 
 ENTRIES = [
     Entry("verify_id_token", oidc.verify_id_token, VERIFY, frozenset({"token"})),
@@ -63,7 +72,26 @@ ENTRIES = [
             "min_refetch_interval": 30.0,
             "default_cache_seconds": 300.0,
             "max_cache_seconds": 86400.0,
+            "stale_if_error_seconds": 60.0,
         },
+    ),
+    Entry(
+        "AsyncJwksProvider",
+        oidc.AsyncJwksProvider,
+        {
+            "jwks_uri": "https://idp.example/keys",
+            "timeout": 5.0,
+            "min_refetch_interval": 30.0,
+            "default_cache_seconds": 300.0,
+            "max_cache_seconds": 86400.0,
+            "stale_if_error_seconds": 60.0,
+        },
+    ),
+    Entry(
+        "verify_id_token_async",
+        lambda **arguments: asyncio.run(_verify_async(**arguments)),
+        VERIFY,
+        frozenset({"token"}),
     ),
     Entry(
         "JwksProvider (URLs)",

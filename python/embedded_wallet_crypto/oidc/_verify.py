@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..policy import Environment, resolve
 from ._claims import (
     DEFAULT_ISSUERS,
     SANDBOX_TOKEN,
     OidcIdentity,
+    Rules,
     algorithm_set,
     check_audience,
     check_issuer,
@@ -35,7 +36,15 @@ from ._common import (
 from ._jws import DEFAULT_ALGORITHMS, verify_jws
 from ._keyset import StaticKeys
 
-__all__ = ["check_token_shape", "verify_create_token", "verify_id_token", "verify_jws_signature"]
+__all__ = [
+    "PendingToken",
+    "check_token_shape",
+    "finish_id_token",
+    "prepare_id_token",
+    "verify_create_token",
+    "verify_id_token",
+    "verify_jws_signature",
+]
 
 
 def check_token_shape(token: str, *, issuers: Iterable[str] = DEFAULT_ISSUERS) -> dict[str, Any]:
@@ -89,18 +98,30 @@ def _key_source(jwks: object, issuer: str | None) -> Any:
     raise TypeError("jwks must be a JWKS dict, a JwksProvider or a mapping issuer -> those")
 
 
-def _signed_payload(
-    text: str, header: Mapping[str, Any], source: Any, allowed: frozenset[str]
-) -> bytes:
-    """The signature step: the algorithm (first, so that alg none says so), the key by kid and
-    alg, then PyJWT's JWS verification. Returns the payload bytes."""
+def _key_request(
+    text: str, header: Mapping[str, Any], allowed: frozenset[str]
+) -> tuple[str, str | None]:
+    """The algorithm (first, so that alg none says so) and the kid to look the key up by."""
     alg, kid = _algorithm(header, allowed)
     if text.endswith("."):
         fail(MALFORMED, "the token has an empty signature segment")
-    keys = source.find_keys(kid, alg)
+    return alg, kid
+
+
+def _verified_payload(text: str, alg: str, kid: str | None, keys: Sequence[Any]) -> bytes:
+    """PyJWT's JWS verification with the keys found for ``kid`` and ``alg``."""
     if not keys:
         fail(KEY_NOT_FOUND, f"the issuer's key set has no {alg} key with kid {str(kid)[:64]!r}")
     return verify_jws(text, alg, keys)
+
+
+def _signed_payload(
+    text: str, header: Mapping[str, Any], source: Any, allowed: frozenset[str]
+) -> bytes:
+    """The signature step: the algorithm, the key by kid and alg, then PyJWT's JWS
+    verification. Returns the payload bytes."""
+    alg, kid = _key_request(text, header, allowed)
+    return _verified_payload(text, alg, kid, source.find_keys(kid, alg))
 
 
 def verify_jws_signature(
@@ -165,6 +186,51 @@ def verify_id_token(
         TypeError, ValueError: the configuration itself is wrong (``sandbox="false"``, a naive
             ``now``, an HMAC algorithm...).
     """
+    pending = prepare_id_token(
+        token,
+        jwks=jwks,
+        audience=audience,
+        issuers=issuers,
+        now=now,
+        max_age_seconds=max_age_seconds,
+        clock_skew_seconds=clock_skew_seconds,
+        client_public_key=client_public_key,
+        sandbox=sandbox,
+        algorithms=algorithms,
+    )
+    if isinstance(pending, OidcIdentity):
+        return pending
+    return finish_id_token(pending, pending.source.find_keys(pending.kid, pending.alg))
+
+
+class PendingToken(NamedTuple):
+    """A token that passed every check before its key lookup (the step that may do I/O)."""
+
+    text: str
+    claims: dict[str, Any]
+    issuer: str
+    rule: Rules
+    expected_nonce: str | None
+    source: Any
+    alg: str
+    kid: str | None
+
+
+def prepare_id_token(
+    token: str,
+    *,
+    jwks: Mapping[str, Any] | Any,
+    audience: str | Sequence[str],
+    issuers: Iterable[str],
+    now: datetime | None,
+    max_age_seconds: float,
+    clock_skew_seconds: float,
+    client_public_key: str | None,
+    sandbox: bool | Environment | None,
+    algorithms: Iterable[str],
+) -> OidcIdentity | PendingToken:
+    """The checks of :func:`verify_id_token` up to the key lookup, shared by the sync and async
+    verifiers: the sandbox stub's identity, or what :func:`finish_id_token` needs."""
     environment = resolve(sandbox)
     expected_nonce = nonce_for(client_public_key) if client_public_key is not None else None
     rule = rules(audience, issuers, now, max_age_seconds, clock_skew_seconds, algorithms)
@@ -172,12 +238,20 @@ def verify_id_token(
         return OidcIdentity("sandbox", "sandbox", rule.audiences[0], None, {}, sandbox=True)
     text, header, claims = parse_token(token, require_signature=False)
     issuer = check_issuer(claims, rule.issuers)
-    _signed_payload(text, header, _key_source(jwks, issuer), rule.algorithms)
+    source = _key_source(jwks, issuer)
+    alg, kid = _key_request(text, header, rule.algorithms)
+    return PendingToken(text, claims, issuer, rule, expected_nonce, source, alg, kid)
+
+
+def finish_id_token(pending: PendingToken, keys: Sequence[Any]) -> OidcIdentity:
+    """The rest of :func:`verify_id_token` once the keys are found: signature, then claims."""
+    _verified_payload(pending.text, pending.alg, pending.kid, keys)
+    claims, rule = pending.claims, pending.rule
     matched_audience = check_audience(claims, rule.audiences)
     check_times(claims, rule)
-    verified = identity(claims, issuer, matched_audience, sandbox=False)
-    if expected_nonce is not None:
-        check_nonce(claims, expected_nonce)
+    verified = identity(claims, pending.issuer, matched_audience, sandbox=False)
+    if pending.expected_nonce is not None:
+        check_nonce(claims, pending.expected_nonce)
     return verified
 
 
