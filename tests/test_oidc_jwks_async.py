@@ -307,3 +307,27 @@ def test_httpx_is_not_loaded_by_the_sync_oidc() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_unknown_kids_during_one_refetch_share_it(idp: JwksServer) -> None:
+    idp.serve_jwks(JWKS, "max-age=100")
+    clock = Clock()
+
+    async def scenario() -> None:
+        async with AsyncJwksProvider(jwks_uri=f"{idp.base}/jwks.json", clock=clock) as provider:
+            assert (await _verify(provider, idp.base)).subject
+            idp.serve_jwks({"keys": [*JWKS["keys"], es256_jwk(OTHER_ES_LABEL, "rotated")]})
+            idp.gated = True
+            clock.now += 50  # still fresh, and past the refetch interval
+            rotated = [
+                asyncio.ensure_future(
+                    _verify(provider, idp.base, kid="rotated", label=OTHER_ES_LABEL)
+                )
+                for _ in range(5)
+            ]
+            await _until(idp.received)
+            idp.release.set()
+            assert all(r.subject for r in await asyncio.gather(*rotated))
+            assert idp.hits["/jwks.json"] == 2 and provider.fetch_count == 2
+
+    run(scenario())

@@ -60,9 +60,10 @@ class AsyncJwksProvider(JwksCache):
     after its expiry while refreshes fail, each failure logged at WARNING), or a static
     ``jwks``. Verifications that need a fetch at the same time share it (one request).
 
-    Use one provider per issuer for the life of the process; ``await provider.aclose()`` (or
-    ``async with``) closes the HTTP client it made. Pass ``http_client`` to use your own
-    ``httpx.AsyncClient`` (then you close it), or ``http_get`` for any other async getter.
+    Use one provider per issuer for the life of the process, on one event loop;
+    ``await provider.aclose()`` (or ``async with``) closes the HTTP client it made. Pass
+    ``http_client`` to use your own ``httpx.AsyncClient`` (then you close it), or ``http_get``
+    for any other async getter.
     """
 
     def __init__(
@@ -157,6 +158,12 @@ class AsyncJwksProvider(JwksCache):
             return self._stale_or_raise(self._clock(), error)
 
     async def _refetch_after_miss(self, seen: KeySet) -> KeySet | None:
+        task = self._inflight
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            try:  # a fetch is under way: its keys are the newest there will be for a while
+                return await asyncio.shield(task)
+            except OidcError:
+                return None
         if self._keys is not seen:
             return self._keys
         now = self._clock()
