@@ -4,6 +4,7 @@ the verdicts depend on its value only, never on how long anything took."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from collections.abc import Iterator
@@ -15,6 +16,8 @@ from _jwks_server import Clock, JwksServer, Route
 from _oidc_helpers import AUDIENCE, ES_KID, ES_LABEL, JWKS, NOW, OTHER_ES_LABEL, claims, es256
 from embedded_wallet_crypto.oidc import JwksProvider
 from embedded_wallet_crypto.vectors.generate._jwt_mint import es256_jwk
+from hypothesis import given
+from hypothesis import strategies as st
 
 SECRET = "s3cr3t-query-token"
 ROTATED_KID = "es256-key-rotated"
@@ -185,3 +188,37 @@ def test_stale_if_error_seconds_bounds_accepted() -> None:
         provider = JwksProvider(jwks_uri="https://idp.example/keys", stale_if_error_seconds=value)
         assert provider.stale_if_error_seconds == float(value)
     assert ewc.oidc.MAX_STALE_IF_ERROR_SECONDS == 86400
+
+
+@given(
+    window=st.floats(0, 86400, allow_nan=False),
+    later=st.lists(st.floats(0, 200_000, allow_nan=False), min_size=1, max_size=6),
+)
+def test_property_stale_exactly_inside_the_window(window: float, later: list[float]) -> None:
+    """With the issuer failing after the first fetch, a verification at any later time succeeds
+    exactly while the time is before expiry + window (an injected getter: the rule, not I/O)."""
+    up = [True]
+
+    def http_get(url: str, timeout: float) -> ewc.oidc.HttpResponse:
+        if not up[0]:
+            raise OSError("down")
+        return ewc.oidc.HttpResponse(
+            200, json.dumps(JWKS).encode(), {"cache-control": "max-age=100"}
+        )
+
+    clock = Clock()
+    provider = JwksProvider(
+        jwks_uri="https://idp.example/keys",
+        http_get=http_get,
+        clock=clock,
+        stale_if_error_seconds=window,
+    )
+    iss = "https://accounts.google.com"
+    assert _verify(provider, iss).subject
+    up[0] = False
+    for offset in sorted(later):
+        clock.now = 1100.0 + offset
+        if offset < window:
+            assert _verify(provider, iss).subject
+        else:
+            assert _code(provider, iss) == "OIDC_JWKS_UNAVAILABLE"
