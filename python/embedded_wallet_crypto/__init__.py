@@ -52,7 +52,7 @@ from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, signed_retry, tokens
+    from . import oidc, otp, passkeys, proofs, signed_retry, tokens
     from .webhooks import sign_webhook, verify_webhook_signature
 
 # name -> (module, attribute or None for the module itself), loaded on first use.
@@ -60,6 +60,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "oidc": (".oidc", None),
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
+    "proofs": (".proofs", None),
     "signed_retry": (".signed_retry", None),
     "tokens": (".tokens", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
@@ -126,6 +127,7 @@ __all__ = [
     "parse_public_key",
     "passkeys",
     "policy",
+    "proofs",
     "seal_export_bundle",
     "seal_import_bundle",
     "seal_session_key",
