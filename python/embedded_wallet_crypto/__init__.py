@@ -25,8 +25,10 @@ from .errors import (
     OidcError,
     OtpError,
     PasskeyError,
+    ProofError,
     SignedRetryError,
     StampError,
+    TokenError,
     WalletCryptoError,
     WebhookError,
 )
@@ -51,7 +53,7 @@ from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, signed_retry
+    from . import oidc, otp, passkeys, proofs, signed_retry, tokens
     from .turnkey_webhooks import TurnkeyWebhook, sign_turnkey_webhook, verify_turnkey_webhook
     from .webhooks import sign_webhook, verify_webhook_signature
 
@@ -60,7 +62,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "oidc": (".oidc", None),
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
+    "proofs": (".proofs", None),
     "signed_retry": (".signed_retry", None),
+    "tokens": (".tokens", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
     "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
     "TurnkeyWebhook": (".turnkey_webhooks", "TurnkeyWebhook"),
@@ -97,9 +101,11 @@ __all__ = [
     "OidcError",
     "OtpError",
     "PasskeyError",
+    "ProofError",
     "SignedRetryError",
     "Stamp",
     "StampError",
+    "TokenError",
     "TurnkeyWebhook",
     "WalletCryptoError",
     "WebhookError",
@@ -128,6 +134,7 @@ __all__ = [
     "parse_public_key",
     "passkeys",
     "policy",
+    "proofs",
     "seal_export_bundle",
     "seal_import_bundle",
     "seal_session_key",
@@ -135,6 +142,7 @@ __all__ = [
     "sign_turnkey_webhook",
     "sign_webhook",
     "signed_retry",
+    "tokens",
     "verify_signature",
     "verify_stamp",
     "verify_stamps",
