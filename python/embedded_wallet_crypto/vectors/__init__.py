@@ -2,10 +2,10 @@
 
 ``generate(directory)`` writes hpke.json, keys.json, signatures.json, base58check.json,
 session_key.json, stamp.json, signed_retry.json, oidc.json, export.json, otp.json,
-passkey.json, import.json and key_formats.json, the same bytes on every run: keys come from
-RFC 9180 DeriveKeyPair over fixed inputs, and every expected value is computed by an
-independent reference (the ``generate`` subpackage: pyca/cryptography and the standard
-library), never by the library under test.
+passkey.json, import.json, key_formats.json and stamp_schemes.json, the same bytes on every
+run: keys come from RFC 9180 DeriveKeyPair over fixed inputs, and every expected value is
+computed by an independent reference (the ``generate`` subpackage: pyca/cryptography and the
+standard library), never by the library under test.
 ``verify(directory)`` runs every case of every ``*.json`` file through the public Python API
 and reports per-file counts and failures.
 """
@@ -32,6 +32,7 @@ from .generate import (
     signatures,
     signed_retry,
     stamp,
+    stamp_schemes,
 )
 from .generate._common import SCHEMA, write
 
@@ -62,6 +63,7 @@ FILES: dict[str, Callable[[], dict[str, Any]]] = {
     "passkey.json": passkey.build,
     "import.json": import_.build,
     "key_formats.json": key_formats.build,
+    "stamp_schemes.json": stamp_schemes.build,
 }
 
 
