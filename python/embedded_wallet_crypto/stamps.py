@@ -112,6 +112,8 @@ def _signer_stamp(payload: Payload, signer: StampSigner) -> str:
         message = buffer_bytes(payload, "payload")
     try:
         scheme = signer.scheme
+    except AttributeError:
+        raise TypeError(f"{type(signer).__name__} has no scheme: not a StampSigner") from None
     except Exception as error:
         raise _signer_failed("scheme", error) from error
     if not isinstance(scheme, str) or scheme not in _SCHEMES:
@@ -163,7 +165,8 @@ def create_stamp(
     """
     if isinstance(key, (KeyPair, Secp256k1KeyPair, Ed25519KeyPair)):
         return _native.create_stamp(payload, key)
-    if isinstance(key, StampSigner):
+    # Not isinstance(key, StampSigner): that reads ``scheme``, and a signer's property may raise.
+    if all(callable(getattr(type(key), name, None)) for name in ("public_key_hex", "sign")):
         return _signer_stamp(payload, key)
     raise TypeError(
         "key must be a KeyPair, Secp256k1KeyPair, Ed25519KeyPair or StampSigner, "

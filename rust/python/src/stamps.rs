@@ -4,7 +4,7 @@ use ewc_core::stamp::{self, ExpectedKey, Scheme, Schemes};
 use ewc_core::{session, Error};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
 
 use crate::convert::{
     text_arg, type_name, Base58Text, Bytes, ClientPublicKeyName, ExpectedPublicKeyName,
@@ -98,10 +98,15 @@ fn schemes_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Schemes> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(Schemes::P256_ONLY);
     };
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(
-            "schemes must be a collection of scheme names, not a single str or bytes",
-        ));
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+        || obj.is_instance_of::<PyMemoryView>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "schemes must be a collection of scheme names, not {}",
+            type_name(obj)
+        )));
     }
     let mut schemes = Schemes::NONE;
     for item in obj.try_iter()? {
