@@ -135,6 +135,43 @@ PROTOCOL_ROWS: list[Row] = [
     ),
 ]
 
+# benches/test_bench_stamp_schemes.py: stamps in the secp256k1 and Ed25519 schemes.
+STAMP_SCHEME_BATCH = 9_000
+STAMP_SCHEME_ROWS: list[Row] = [
+    Row(
+        "secp256k1 stamp verify vs Python (base64+json+coincurve)",
+        "stamp-verify-secp256k1",
+        "ours",
+        "python-coincurve",
+        "speedup",
+        1.0,
+    ),
+    Row(
+        "secp256k1 stamp verify vs Python (base64+json+cryptography)",
+        "stamp-verify-secp256k1",
+        "ours",
+        "python-cryptography",
+        "speedup",
+        1.0,
+    ),
+    Row(
+        "Ed25519 stamp verify vs Python (base64+json+cryptography)",
+        "stamp-verify-ed25519",
+        "ours",
+        "python-cryptography",
+        "speedup",
+        1.0,
+    ),
+    Row(
+        f"verify_stamps x{STAMP_SCHEME_BATCH:,}, three schemes mixed (2 cores) vs a Python loop",
+        f"stamp-verify-mixed-batch-x{STAMP_SCHEME_BATCH}",
+        "ours-verify_stamps",
+        "ours-verify_stamp-loop",
+        "speedup",
+        1.5,
+    ),
+]
+
 # Issue 4 (benches/test_bench_export.py): opening an export envelope (encryptedWalletCredentials).
 EXPORT_ROWS: list[Row] = [
     Row(
@@ -432,6 +469,7 @@ def report(data: dict[str, Any], notes: list[str] | None = None) -> int:
             batch = bench.get("extra_info", {}).get("batch", batch)
     thread_rows = _thread_rows(batch or 2000)
     rows = ROWS + thread_rows + PROTOCOL_ROWS + OIDC_ROWS + EXPORT_ROWS + PASSKEY_ROWS + TOKEN_ROWS
+    rows += STAMP_SCHEME_ROWS
 
     when = data.get("datetime", "unknown date")
     print("### Results\n")
@@ -470,7 +508,7 @@ def report(data: dict[str, Any], notes: list[str] | None = None) -> int:
                 n = bench.get("extra_info", {}).get("batch", batch or 2000)
                 ops = n / bench["stats"]["median"]
                 thread_lines.append(f"{row.group} {impl}: {ops:,.0f} ops/s")
-    for row in PROTOCOL_ROWS:
+    for row in PROTOCOL_ROWS + STAMP_SCHEME_ROWS[-1:]:
         for impl in (row.peer, row.ours):
             bench = by_key.get((row.group, impl))
             n = bench.get("extra_info", {}).get("ops") if bench else None

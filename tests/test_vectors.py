@@ -28,6 +28,7 @@ FILE_NAMES = [
     "passkey.json",
     "import.json",
     "key_formats.json",
+    "stamp_schemes.json",
     "turnkey_webhook.json",
 ]
 

@@ -47,10 +47,29 @@ from .import_bundles import (
     seal_import_bundle,
 )
 from .key_formats import KeyFormat, decode_private_key, encode_private_key
-from .keys import KeyPair, compress_public_key, parse_public_key, verify_signature
+from .keys import (
+    Ed25519KeyPair,
+    KeyPair,
+    Secp256k1KeyPair,
+    compress_public_key,
+    der_to_p1363,
+    p1363_to_der,
+    parse_public_key,
+    verify_signature,
+)
 from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
-from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
+from .stamps import (
+    STAMP_SCHEME_ED25519,
+    STAMP_SCHEME_P256,
+    STAMP_SCHEME_SECP256K1,
+    Stamp,
+    StampSigner,
+    check_payload_binding,
+    create_stamp,
+    verify_stamp,
+    verify_stamps,
+)
 
 if TYPE_CHECKING:
     from . import oidc, otp, passkeys, proofs, signed_retry, tokens
@@ -91,8 +110,12 @@ def __dir__() -> list[str]:
 __all__ = [
     "PREPRODUCTION_SIGNER_PUBLIC_KEY",
     "PRODUCTION_SIGNER_PUBLIC_KEY",
+    "STAMP_SCHEME_ED25519",
+    "STAMP_SCHEME_P256",
+    "STAMP_SCHEME_SECP256K1",
     "DecodeError",
     "DecryptionError",
+    "Ed25519KeyPair",
     "EnvelopeError",
     "Environment",
     "InvalidKey",
@@ -102,9 +125,11 @@ __all__ = [
     "OtpError",
     "PasskeyError",
     "ProofError",
+    "Secp256k1KeyPair",
     "SignedRetryError",
     "Stamp",
     "StampError",
+    "StampSigner",
     "TokenError",
     "TurnkeyWebhook",
     "WalletCryptoError",
@@ -119,6 +144,7 @@ __all__ = [
     "create_stamp",
     "decode_private_key",
     "default_environment",
+    "der_to_p1363",
     "encode_private_key",
     "encrypt_private_key_to_bundle",
     "encrypt_wallet_to_bundle",
@@ -131,6 +157,7 @@ __all__ = [
     "open_import_bundle",
     "open_session_key",
     "otp",
+    "p1363_to_der",
     "parse_public_key",
     "passkeys",
     "policy",

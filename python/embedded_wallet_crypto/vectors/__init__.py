@@ -2,10 +2,11 @@
 
 ``generate(directory)`` writes hpke.json, keys.json, signatures.json, base58check.json,
 session_key.json, stamp.json, signed_retry.json, oidc.json, export.json, otp.json,
-passkey.json, import.json, key_formats.json and turnkey_webhook.json, the same bytes on every
-run: keys come from RFC 9180 DeriveKeyPair over fixed inputs (Ed25519 seeds from fixed
-streams), and every expected value is computed by an independent reference (the ``generate``
-subpackage: pyca/cryptography and the standard library), never by the library under test.
+passkey.json, import.json, key_formats.json, stamp_schemes.json and turnkey_webhook.json, the
+same bytes on every run: keys come from RFC 9180 DeriveKeyPair over fixed inputs (Ed25519 seeds
+from fixed streams), and every expected value is computed by an independent reference (the
+``generate`` subpackage: pyca/cryptography and the standard library), never by the library under
+test.
 ``verify(directory)`` runs every case of every ``*.json`` file through the public Python API
 and reports per-file counts and failures.
 """
@@ -32,6 +33,7 @@ from .generate import (
     signatures,
     signed_retry,
     stamp,
+    stamp_schemes,
     turnkey_webhook,
 )
 from .generate._common import SCHEMA, write
@@ -63,6 +65,7 @@ FILES: dict[str, Callable[[], dict[str, Any]]] = {
     "passkey.json": passkey.build,
     "import.json": import_.build,
     "key_formats.json": key_formats.build,
+    "stamp_schemes.json": stamp_schemes.build,
     "turnkey_webhook.json": turnkey_webhook.build,
 }
 

@@ -1,5 +1,6 @@
 """The session-key and stamp operations of the vector files (vectors/README.md), run through
-the public Python API: ``session_key_seal``, ``session_key_open`` and ``stamp_verify``."""
+the public Python API: ``session_key_seal``, ``session_key_open``, ``stamp_verify``,
+``stamp_verify_schemes`` and ``stamp_create_ed25519``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 
-from ._inputs import Inputs, Mismatch, agree, input_bool, input_bytes, input_text
+from ._inputs import (
+    Inputs,
+    MalformedCase,
+    Mismatch,
+    agree,
+    input_bool,
+    input_bytes,
+    input_text,
+)
 
 # formats.md section 3: compressed enc (33) || ciphertext of the 32-byte scalar with its tag (48).
 SEALED_SESSION_KEY_LEN = 81
@@ -97,8 +106,87 @@ def _check_batch(
         raise Mismatch(f"verify_stamp {single} but verify_stamps returned {verdict}")
 
 
+def _schemes(inputs: Inputs) -> list[str]:
+    value = inputs.get("schemes")
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise MalformedCase("input 'schemes' must be a list of scheme names")
+    return value
+
+
+def _stamp_verify_schemes(inputs: Inputs) -> dict[str, Any]:
+    """``verify_stamp`` with ``schemes=``, checked against ``verify_stamps`` and against the
+    payload given as ``str`` when it is UTF-8."""
+    stamp = input_text(inputs, "stamp")
+    payload = input_bytes(inputs, "payload")
+    expected_key = inputs.get("expected_public_key")
+    if expected_key is not None:
+        expected_key = input_text(inputs, "expected_public_key")
+    schemes = _schemes(inputs)
+
+    def single(data: str | bytes) -> Callable[[], ewc.Stamp]:
+        return lambda: ewc.verify_stamp(
+            stamp, data, expected_public_key=expected_key, schemes=schemes
+        )
+
+    calls = [("verify_stamp(bytes)", single(payload))]
+    try:
+        calls.append(("verify_stamp(str)", single(payload.decode("utf-8"))))
+    except UnicodeDecodeError:
+        pass
+    error: ewc.WalletCryptoError | None = None
+    try:
+        verified = agree(*calls)[0]
+    except ewc.WalletCryptoError as raised:
+        error = raised
+    try:
+        (verdict,) = ewc.verify_stamps([stamp], [payload], [expected_key], schemes=schemes)
+    except ewc.WalletCryptoError as batch_error:
+        if error is None or isinstance(error, ewc.StampError) or batch_error.code != error.code:
+            raise Mismatch(f"verify_stamps raised {batch_error.code}") from None
+    else:
+        if verdict != (error is None):
+            raise Mismatch(f"verify_stamp and verify_stamps disagree (batch: {verdict})")
+    if error is not None:
+        raise error
+    return {
+        "scheme": verified.scheme,
+        "public_key": verified.public_key,
+        "signature": verified.signature.hex(),
+    }
+
+
+class _ExternalSigner:
+    """A StampSigner around a key pair: the path a key held elsewhere takes."""
+
+    def __init__(self, key: ewc.Ed25519KeyPair) -> None:
+        self._key = key
+        self.scheme = key.scheme
+
+    def public_key_hex(self) -> str:
+        return self._key.public_key_hex()
+
+    def sign(self, message: bytes) -> bytes:
+        return self._key.sign(message)
+
+
+def _stamp_create_ed25519(inputs: Inputs) -> dict[str, Any]:
+    """``create_stamp`` with an ``Ed25519KeyPair`` and with a StampSigner around it: Ed25519 is
+    deterministic, so both must give the vector's bytes."""
+    key = ewc.Ed25519KeyPair.from_private_bytes(input_bytes(inputs, "private_key"))
+    payload = input_bytes(inputs, "payload")
+    direct, external = agree(
+        ("create_stamp(Ed25519KeyPair)", lambda: ewc.create_stamp(payload, key)),
+        ("create_stamp(StampSigner)", lambda: ewc.create_stamp(payload, _ExternalSigner(key))),
+    )
+    if direct != external:
+        raise Mismatch("the key pair and the StampSigner around it wrote different stamps")
+    return {"stamp": direct}
+
+
 SESSION_STAMP_OPERATIONS: dict[str, Callable[[Inputs], dict[str, Any]]] = {
     "session_key_seal": _session_key_seal,
     "session_key_open": _session_key_open,
     "stamp_verify": _stamp_verify,
+    "stamp_verify_schemes": _stamp_verify_schemes,
+    "stamp_create_ed25519": _stamp_create_ed25519,
 }

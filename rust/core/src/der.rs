@@ -51,6 +51,21 @@ pub fn p1363_to_der(signature: &[u8]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Converts a strict-DER ECDSA P-256 signature to fixed-width IEEE P1363 (r || s, 64 bytes).
+/// r or s wider than 32 bytes is an encoding error; their range is the verifier's check.
+pub fn der_to_p1363(der: &[u8]) -> Result<[u8; 2 * SCALAR_LEN]> {
+    let (r, s) = parse_signature(der)?;
+    if r.len() > SCALAR_LEN || s.len() > SCALAR_LEN {
+        return Err(Error::signature_encoding(
+            "a P-256 signature's r and s are at most 32 bytes",
+        ));
+    }
+    let mut out = [0u8; 2 * SCALAR_LEN];
+    out[SCALAR_LEN - r.len()..SCALAR_LEN].copy_from_slice(r);
+    out[2 * SCALAR_LEN - s.len()..].copy_from_slice(s);
+    Ok(out)
+}
+
 fn encode_integer(magnitude: &[u8]) -> Vec<u8> {
     let first_nonzero = magnitude
         .iter()
@@ -125,6 +140,17 @@ mod tests {
         let (r, s) = parse_signature(&der).unwrap();
         assert_eq!(r, &fixed[..32]);
         assert_eq!(s, &[1]);
+        assert_eq!(der_to_p1363(&der).unwrap(), fixed);
+        let zero = [0u8; 64];
+        assert_eq!(der_to_p1363(&p1363_to_der(&zero).unwrap()).unwrap(), zero);
+        let wide = [
+            0x30, 0x26, 0x02, 0x21, 0x01, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+            1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0x02, 0x01, 0x01,
+        ];
+        assert_eq!(
+            der_to_p1363(&wide).unwrap_err().code(),
+            "INVALID_SIGNATURE_ENCODING"
+        );
     }
 
     #[test]

@@ -156,6 +156,15 @@ impl Error {
         Self::new(ErrorKind::Stamp, "WALLET_SIGNATURE_MALFORMED", reason)
     }
 
+    /// A well-formed stamp whose scheme is not among the schemes the verifier accepts.
+    pub fn stamp_scheme_unsupported() -> Self {
+        Self::new(
+            ErrorKind::Stamp,
+            "WALLET_SIGNATURE_SCHEME_UNSUPPORTED",
+            "the stamp's scheme is not one this verifier accepts",
+        )
+    }
+
     pub fn stamp_invalid() -> Self {
         Self::new(
             ErrorKind::Stamp,

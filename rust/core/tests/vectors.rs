@@ -158,10 +158,47 @@ fn run_case(operation: &str, inputs: &Value) -> Outcome {
                 &bytes(inputs, "payload"),
                 expected.as_ref(),
             )?;
+            let public_key = verified.public_key.p256().expect("a P-256 stamp");
             Ok(serde_json::json!({
-                "public_key": hex::encode(verified.public_key.compressed()),
+                "public_key": hex::encode(public_key.compressed()),
                 "signature": hex::encode(&verified.signature),
             }))
+        }
+        "stamp_verify_schemes" => {
+            let schemes: stamp::Schemes = inputs["schemes"]
+                .as_array()
+                .expect("schemes is a list")
+                .iter()
+                .map(|name| {
+                    stamp::Scheme::from_name(name.as_str().expect("a scheme name"))
+                        .expect("a known scheme")
+                })
+                .collect();
+            let expected = inputs["expected_public_key"]
+                .as_str()
+                .map(|text| {
+                    let key = p256::decode_key_hex(text)?;
+                    stamp::ExpectedKey::parse(&key, schemes)
+                })
+                .transpose()?;
+            let verified = stamp::verify_with(
+                text(inputs, "stamp"),
+                &bytes(inputs, "payload"),
+                expected.as_ref(),
+                schemes,
+            )?;
+            Ok(serde_json::json!({
+                "scheme": verified.scheme().name(),
+                "public_key": hex::encode(verified.public_key.stamp_bytes()),
+                "signature": hex::encode(&verified.signature),
+            }))
+        }
+        "stamp_create_ed25519" => {
+            let key =
+                ewc_core::ed25519::KeyPair::from_private_bytes(&bytes(inputs, "private_key"))?;
+            let stamp =
+                stamp::create_with(&bytes(inputs, "payload"), stamp::SigningKey::Ed25519(&key))?;
+            Ok(serde_json::json!({ "stamp": stamp }))
         }
         envelope_op if ENVELOPE_OPERATIONS.contains(&envelope_op) => {
             run_envelope(envelope_op, inputs)

@@ -23,6 +23,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keys::compress_public_key, m)?)?;
     m.add_function(wrap_pyfunction!(keys::verify_signature, m)?)?;
     m.add_function(wrap_pyfunction!(keys::verify_signature_p1363, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::der_to_p1363, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::p1363_to_der, m)?)?;
+    m.add_class::<keys::PySecp256k1KeyPair>()?;
+    m.add_class::<keys::PyEd25519KeyPair>()?;
     // hpke.rs
     m.add(
         "KEM_DHKEM_P256_HKDF_SHA256",
@@ -43,6 +47,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hpke::hpke_setup_receiver, m)?)?;
     // stamps.rs (session, stamp)
     m.add("STAMP_SCHEME", stamp::SCHEME)?;
+    m.add("STAMP_SCHEME_SECP256K1", stamp::SCHEME_SECP256K1)?;
+    m.add("STAMP_SCHEME_ED25519", stamp::SCHEME_ED25519)?;
+    m.add_function(wrap_pyfunction!(stamps::assemble_stamp, m)?)?;
     m.add_function(wrap_pyfunction!(stamps::seal_session_key, m)?)?;
     m.add_function(wrap_pyfunction!(stamps::open_session_key, m)?)?;
     m.add_function(wrap_pyfunction!(stamps::create_stamp, m)?)?;
