@@ -176,3 +176,32 @@ def process_issue_storm(
         issue_storm(worker, store, credential, attempts, interval_seconds, barrier, results)
     finally:
         store.close()  # type: ignore[attr-defined]
+
+
+def payload_race(
+    worker: int,
+    kind: str,
+    location: str,
+    retries: list[tuple[str, str]],
+    barrier: multiprocessing.synchronize.Barrier,
+    results: Any,
+) -> None:
+    """Answer every round's payload challenge (``verify_payload``) at once with the others;
+    report (worker, rounds won, loser codes, problem)."""
+    store = open_store(kind, location)
+    protocol = SignedRetry(store)
+    won: list[int] = []
+    loser_codes: dict[str, int] = {}
+    try:
+        barrier.wait(BARRIER_TIMEOUT_SECONDS)
+        for index, (request_id, stamp) in enumerate(retries):
+            barrier.wait(BARRIER_TIMEOUT_SECONDS)
+            try:
+                protocol.verify_payload(request_id=request_id, stamp=stamp)
+                won.append(index)
+            except WalletCryptoError as error:
+                loser_codes[error.code] = loser_codes.get(error.code, 0) + 1
+        results.put((worker, won, loser_codes, None))
+    except BaseException as problem:  # report instead of leaving the parent waiting
+        barrier.abort()
+        results.put((worker, won, loser_codes, repr(problem)))

@@ -89,7 +89,11 @@ def store_key_invalid() -> StoreError:
 @dataclass(frozen=True)
 class ChallengeRecord:
     """One issued challenge: the exact payload, who may answer it, until when, and whether an
-    answer has already been accepted (``claimed``)."""
+    answer has already been accepted (``claimed``).
+
+    ``expected_signer`` (compressed hex) is set for a challenge over a caller-given payload
+    (``SignedRetry.issue_payload``): only a stamp by exactly that key answers it. Records
+    without it are written as before, so a store shared with an earlier release reads them."""
 
     request_id: str
     account_id: str
@@ -99,11 +103,15 @@ class ChallengeRecord:
     bound_client_public_key: str | None
     expires_at_ms: int
     claimed: bool = False
+    expected_signer: str | None = None
 
     def to_json(self) -> str:
-        """Everything but ``claimed``, which each store keeps apart to flip it atomically."""
+        """Everything but ``claimed``, which each store keeps apart to flip it atomically
+        (and ``expected_signer`` only when set)."""
         fields = asdict(self)
         del fields["claimed"]
+        if fields["expected_signer"] is None:
+            del fields["expected_signer"]
         return json.dumps(fields, separators=(",", ":"), sort_keys=True)
 
     @classmethod
@@ -118,6 +126,7 @@ class ChallengeRecord:
             isinstance(record.payload_to_sign, str)
             and isinstance(record.account_id, str)
             and isinstance(record.expires_at_ms, int)
+            and isinstance(record.expected_signer, (str, type(None)))
         ):
             raise store_corrupt("a stored signed-retry challenge is corrupt")
         return record
