@@ -45,7 +45,10 @@ fn other_signer() -> &'static str {
 
 /// A failure is typed: a stable, non-empty code of an expected kind.
 fn typed(error: &ewc_core::Error) {
-    assert!(!error.code().is_empty(), "an error without a code: {error:?}");
+    assert!(
+        !error.code().is_empty(),
+        "an error without a code: {error:?}"
+    );
     assert!(
         matches!(
             error.kind(),
@@ -65,7 +68,10 @@ fn signed<T>(signer: &str, check: impl Fn(KeyInput<'_>, bool) -> ewc_core::Resul
     );
     let sandbox = check(KeyInput::Hex(signer), true);
     if strict.is_ok() {
-        assert!(sandbox.is_ok(), "the sandbox refused what strict mode accepts");
+        assert!(
+            sandbox.is_ok(),
+            "the sandbox refused what strict mode accepts"
+        );
     }
     for result in [strict, other, sandbox] {
         if let Err(error) = result {
@@ -109,7 +115,10 @@ fuzz_target!(|data: &[u8]| {
             Ok(submission) => {
                 assert!(envelope::parse_otp_bundle(document).is_ok());
                 assert!(
-                    submission.public_key.bytes().all(|b| !b.is_ascii_uppercase()),
+                    submission
+                        .public_key
+                        .bytes()
+                        .all(|b| !b.is_ascii_uppercase()),
                     "the bound key is not lowercase"
                 );
                 assert!(ewc_core::PublicKey::from_hex(&submission.public_key).is_ok());
@@ -118,7 +127,10 @@ fuzz_target!(|data: &[u8]| {
         },
         _ => match envelope::parse_object(document, "the fuzzed JSON", "FUZZ_JSON") {
             Ok(object) => {
-                assert!(std::str::from_utf8(document).is_ok(), "non-UTF-8 JSON parsed");
+                assert!(
+                    std::str::from_utf8(document).is_ok(),
+                    "non-UTF-8 JSON parsed"
+                );
                 let _ = object.contains("version");
             }
             Err(error) => {
