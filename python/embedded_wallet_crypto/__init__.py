@@ -25,8 +25,10 @@ from .errors import (
     OidcError,
     OtpError,
     PasskeyError,
+    ProofError,
     SignedRetryError,
     StampError,
+    TokenError,
     WalletCryptoError,
 )
 from .export import (
@@ -50,7 +52,7 @@ from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, signed_retry
+    from . import oidc, otp, passkeys, proofs, signed_retry, tokens
     from .webhooks import sign_webhook, verify_webhook_signature
 
 # name -> (module, attribute or None for the module itself), loaded on first use.
@@ -58,7 +60,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "oidc": (".oidc", None),
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
+    "proofs": (".proofs", None),
     "signed_retry": (".signed_retry", None),
+    "tokens": (".tokens", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
     "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
 }
@@ -92,9 +96,11 @@ __all__ = [
     "OidcError",
     "OtpError",
     "PasskeyError",
+    "ProofError",
     "SignedRetryError",
     "Stamp",
     "StampError",
+    "TokenError",
     "WalletCryptoError",
     "__version__",
     "b58check_decode",
@@ -121,12 +127,14 @@ __all__ = [
     "parse_public_key",
     "passkeys",
     "policy",
+    "proofs",
     "seal_export_bundle",
     "seal_import_bundle",
     "seal_session_key",
     "set_default_environment",
     "sign_webhook",
     "signed_retry",
+    "tokens",
     "verify_signature",
     "verify_stamp",
     "verify_stamps",
