@@ -173,7 +173,9 @@ def parameter_time(value: object, name: str) -> timedelta:
         since = value - EPOCH
     except OverflowError:
         fail(PARAMETERS_INVALID, f"{name} is out of range")
-    if since < timedelta(0) or since > timedelta(seconds=MAX_EXP_SECONDS):
+    # Up to the last instant of 9999: the seconds claim floors it, the milliseconds claim keeps
+    # at most ...999, both within what the verifiers accept.
+    if since < timedelta(0) or since >= timedelta(seconds=MAX_EXP_SECONDS + 1):
         fail(PARAMETERS_INVALID, f"{name} must lie between 1970 and the end of 9999")
     return since
 
