@@ -3,6 +3,7 @@ environments, on SQLite and on PostgreSQL (the same suite)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import embedded_wallet_crypto as ewc
@@ -247,3 +248,25 @@ def test_an_oauth_token_must_be_fresh_bound_and_of_the_same_user(wallet: Wallet)
             path, {"type": "OAUTH", "oidcToken": token, "clientPublicKey": key}
         )
         assert _error(response, 401, "UNAUTHORIZED")["reason"] == "Invalid OIDC token"
+
+
+@pytest.mark.parametrize("text", ["\x00", "a\x00b", "\ud800", "InternalAccount:\x00"])
+def test_nul_and_lone_surrogates_never_give_500(flow_client: SandboxClient, text: str) -> None:
+    for method, path, body in (
+        ("POST", "/customers", {"customerType": "INDIVIDUAL", "fullName": text}),
+        ("POST", "/customers", {"customerType": "INDIVIDUAL", "platformCustomerId": text}),
+        ("POST", "/auth/credentials", {"type": "EMAIL_OTP", "accountId": text}),
+        ("POST", f"/auth/credentials/{text}/challenge", None),
+    ):
+        response = flow_client.request(
+            method,
+            path.replace("\ud800", "%ED%A0%80").replace("\x00", "%00"),
+            content=json.dumps(body).encode(),
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code in (201, 400, 404), response.text
+    query = text.replace("\ud800", "%ED%A0%80").replace("\x00", "%00")
+    for name in ("accountId", "customerId"):
+        for path in ("/auth/credentials", "/auth/sessions", "/customers/internal-accounts"):
+            response = flow_client.get(f"{path}?{name}={query}")
+            assert response.status_code in (200, 400), response.text

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError, StatementError
 
 from ..errors import OidcError, OtpError, PasskeyError, StampError, WalletCryptoError
 
@@ -134,6 +135,22 @@ async def _http_status(_: Request, error: Exception) -> JSONResponse:
     return _response(ApiError(status, code, reason, headers))
 
 
+async def _statement(request: Request, error: Exception) -> JSONResponse:
+    """A value the database cannot take (PostgreSQL refuses NUL in text; no driver encodes a
+    lone surrogate) is the client's error; any other database failure is not."""
+    original = getattr(error, "orig", None)
+    if isinstance(error, DataError) or isinstance(original, (UnicodeError, ValueError)):
+        return _response(
+            ApiError(
+                400,
+                "INVALID_INPUT",
+                "The request contains text that cannot be stored "
+                "(a NUL character or a lone surrogate).",
+            )
+        )
+    return await _unexpected(request, error)
+
+
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
     logger.exception("unexpected error on %s %s", request.method, request.url.path)
     return _response(ApiError(500, "INTERNAL_ERROR", "An unexpected error occurred."))
@@ -144,6 +161,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(WalletCryptoError, _library_error)
+    app.add_exception_handler(StatementError, _statement)
     for status in http.HTTPStatus:
         if 400 <= status < 500:
             app.add_exception_handler(int(status), _http_status)

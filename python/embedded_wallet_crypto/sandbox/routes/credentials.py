@@ -86,7 +86,10 @@ class CredentialCreate(BaseModel):
     type: CredentialType
     accountId: _ShortText
     oidcToken: _Text | None = None
-    nickname: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    # The real service's rule: 1-100 letters, digits, spaces and . _ - ' ( ).
+    nickname: (
+        Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[\w .'()\-]+$")] | None
+    ) = None
     challenge: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
     attestation: Attestation | None = None
 
