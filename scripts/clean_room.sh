@@ -49,7 +49,7 @@ say "ewc serve without the sandbox extra names the extra"
 if "$work/venv/bin/ewc" serve --port 0 --database "sqlite:///$work/serve.db" >"$work/serve.out" 2>&1; then
   echo "ewc serve started without the sandbox extra"; exit 1
 fi
-grep -F 'pip install "embedded-wallet-crypto[sandbox]"' "$work/serve.out"
+grep -F 'pip install "embedded-wallet-crypto[sandbox]"' "$work/serve.out" || { cat "$work/serve.out"; exit 1; }
 say "ewc demo"
 "$work/venv/bin/ewc" demo | tail -n 1
 say "ewc vectors verify"

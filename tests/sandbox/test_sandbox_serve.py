@@ -100,3 +100,16 @@ def test_the_page_path_is_reserved_and_unknown_paths_are_json(tmp_path: Path) ->
         assert response.status_code == 404 and response.json()["code"] == "NOT_FOUND"
     finally:
         assert server.stop() == 0
+
+
+@pytest.mark.parametrize("missing", ["fastapi", "uvicorn", "sqlalchemy"])
+def test_without_the_extra_serve_names_it(tmp_path: Path, missing: str) -> None:
+    probe = (
+        f"import sys; sys.modules[{missing!r}] = None\n"
+        "from embedded_wallet_crypto.cli import main\n"
+        f"sys.exit(main(['serve', '--port', '0', '--database', 'sqlite:///{tmp_path}/x.db']))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert 'pip install "embedded-wallet-crypto[sandbox]"' in result.stderr
+    assert "Traceback" not in result.stderr

@@ -16,11 +16,19 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlalchemy.exc import DataError, StatementError
 
 from ..errors import OidcError, OtpError, PasskeyError, StampError, WalletCryptoError
 
-__all__ = ["ApiError", "error_body", "install_error_handlers", "library_error"]
+__all__ = [
+    "ApiError",
+    "ErrorOut",
+    "error_body",
+    "error_responses",
+    "install_error_handlers",
+    "library_error",
+]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
@@ -29,6 +37,29 @@ INVALID_OTP = "Invalid OTP code"
 INVALID_PASSKEY = "Invalid passkey signature"
 INVALID_OIDC = "Invalid OIDC token"
 INVALID_SIGNATURE = "Invalid Service-Wallet-Signature"
+
+
+class ErrorOut(BaseModel):
+    """Every error body of the service."""
+
+    status: int
+    code: str
+    reason: str
+
+
+_DESCRIPTIONS = {
+    400: "The request is not valid (the reason names the field or the rule).",
+    401: "Platform credentials, or a credential, signature or request id, failed a check.",
+    404: "No such resource.",
+    429: "Too many requests; wait the seconds of the Retry-After header.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` entries of these error statuses (for a router or a route)."""
+    return {
+        status: {"model": ErrorOut, "description": _DESCRIPTIONS[status]} for status in statuses
+    }
 
 
 class ApiError(Exception):
@@ -124,7 +155,7 @@ async def _library_error(_: Request, error: Exception) -> JSONResponse:
 _HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}
 
 
-async def _http_status(_: Request, error: Exception) -> JSONResponse:
+async def _http_status(request: Request, error: Exception) -> JSONResponse:
     status = int(getattr(error, "status_code", 500))
     code = _HTTP_CODES.get(status) or http.HTTPStatus(status).name
     reason = {
@@ -132,6 +163,15 @@ async def _http_status(_: Request, error: Exception) -> JSONResponse:
         405: "The method is not allowed on this path.",
     }.get(status, f"{http.HTTPStatus(status).phrase}.")
     headers = dict(getattr(error, "headers", None) or {})
+    if status == 405:  # every method of every route on this path, not only the first route's
+        allowed = {
+            method
+            for method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+            for route in request.app.routes
+            if route.matches({**request.scope, "method": method})[0].name == "FULL"
+        }
+        if allowed:
+            headers["Allow"] = ", ".join(sorted(allowed))
     return _response(ApiError(status, code, reason, headers))
 
 

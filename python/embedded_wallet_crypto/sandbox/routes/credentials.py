@@ -25,7 +25,7 @@ from ...signed_retry import Operation, VerifiedRetry, ensure_credential_remains
 from .._auth import require_platform
 from .._clock import iso
 from .._db import get_session
-from .._errors import ApiError
+from .._errors import ApiError, error_responses
 from .._ids import new_id
 from .._models import (
     AuthMethod,
@@ -48,7 +48,11 @@ from .._wallet import (
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Credentials and sessions"], dependencies=[Depends(require_platform)])
+router = APIRouter(
+    tags=["Credentials and sessions"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401, 404, 429),
+)
 
 _Text = Annotated[str, Field(min_length=1, max_length=20000)]
 _ShortText = Annotated[str, Field(min_length=1, max_length=200)]

@@ -15,13 +15,18 @@ from ...keys import KeyPair
 from ...signed_retry import Operation, VerifiedRetry
 from .._auth import require_platform
 from .._db import get_session
+from .._errors import error_responses
 from .._services import Services, get_services, shared_secret
 from .._wallet import UNCOMPRESSED_KEY_PATTERN, find_wallet, signed_step
 from .credentials import SignedRequestChallengeOut
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Wallet export"], dependencies=[Depends(require_platform)])
+router = APIRouter(
+    tags=["Wallet export"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401, 404),
+)
 
 
 class ExportBody(BaseModel):

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from ...signed_retry import Operation, VerifiedRetry
 from .._auth import require_platform
 from .._db import get_session
-from .._errors import ApiError
+from .._errors import ApiError, error_responses
 from .._models import WalletSession
 from .._services import Services, get_services
 from .._wallet import active_sessions, find_wallet, session_body, signed_step
@@ -20,7 +20,11 @@ from .credentials import SessionOut, SignedRequestChallengeOut
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Credentials and sessions"], dependencies=[Depends(require_platform)])
+router = APIRouter(
+    tags=["Credentials and sessions"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401, 404),
+)
 
 
 class SessionList(BaseModel):
