@@ -63,6 +63,7 @@ def test_credentials_are_listed_unpaginated(wallet: Wallet) -> None:
     second = wallet.add("PASSKEY", signer=key)
     listed = wallet.client.get("/auth/credentials", params={"accountId": wallet.account_id})
     assert listed.status_code == 200
+    first.pop("otpEncryptionTargetBundle")  # only the answer that sent a code carries it
     assert listed.json() == {"data": [first, second]}
     unknown = wallet.client.get("/auth/credentials", params={"accountId": "InternalAccount:x"})
     assert unknown.json() == {"data": []}
@@ -270,3 +271,63 @@ def test_nul_and_lone_surrogates_never_give_500(flow_client: SandboxClient, text
         for path in ("/auth/credentials", "/auth/sessions", "/customers/internal-accounts"):
             response = flow_client.get(f"{path}?{name}={query}")
             assert response.status_code in (200, 400), response.text
+
+
+def test_the_encrypted_email_otp_login(wallet: Wallet, flow_server: SandboxServer) -> None:
+    """The newer EMAIL_OTP login: the code sealed to the target bundle with the client's key
+    (TEK), a 202 whose payloadToSign is the verification token, the retry stamped by the TEK,
+    which becomes the session key."""
+    credential = wallet.add("EMAIL_OTP")
+    bundle = credential["otpEncryptionTargetBundle"]
+    if flow_server.environment == "sandbox":
+        pinning: dict[str, Any] = {"sandbox": True}
+    else:
+        pinning = {"signer_public_key": json.loads(bundle)["enclaveQuorumPublic"]}
+    tek = ewc.KeyPair.generate()
+    sealed = ewc.otp.encrypt_otp_code(
+        bundle, wallet.otp(), tek.public_key_hex(compressed=True), user_id=wallet.account_id,
+        **pinning,
+    )  # fmt: skip
+    path = f"/auth/credentials/{credential['id']}/verify"
+    body = {"type": "EMAIL_OTP", "encryptedOtpBundle": sealed}
+    first = wallet.client.post(path, body)
+    assert first.status_code == 202, first.text
+    challenge = first.json()
+    assert challenge["type"] == "EMAIL_OTP"
+    # Only the TEK may stamp the token.
+    stranger = ewc.create_stamp(challenge["payloadToSign"], ewc.KeyPair.generate())
+    _error(wallet.client.retry("POST", path, body, challenge, stranger), 401, "UNAUTHORIZED")
+    stamp = ewc.create_stamp(challenge["payloadToSign"], tek)
+    done = wallet.client.retry("POST", path, body, challenge, stamp)
+    assert done.status_code == 200, done.text
+    session = done.json()
+    assert session["type"] == "EMAIL_OTP" and "encryptedSessionSigningKey" not in session
+    _error(wallet.client.retry("POST", path, body, challenge, stamp), 401, "UNAUTHORIZED")
+    # The target bundle was for one code: the same sealed code again is refused.
+    _error(wallet.client.post(path, body), 401, "UNAUTHORIZED")
+    # The TEK is the session key.
+    _, revoked = wallet.client.signed_retry("DELETE", f"/auth/sessions/{session['id']}", key=tek)
+    assert revoked.status_code == 204, revoked.text
+
+
+def test_an_encrypted_login_with_a_wrong_code_is_401(
+    wallet: Wallet, flow_server: SandboxServer
+) -> None:
+    credential = wallet.add("EMAIL_OTP")
+    bundle = credential["otpEncryptionTargetBundle"]
+    code = wallet.otp()
+    wrong = "123456" if code != "123456" else "654321"
+    pinning: dict[str, Any] = (
+        {"sandbox": True}
+        if flow_server.environment == "sandbox"
+        else {"signer_public_key": json.loads(bundle)["enclaveQuorumPublic"]}
+    )
+    tek = ewc.KeyPair.generate().public_key_hex(compressed=True)
+    sealed = ewc.otp.encrypt_otp_code(bundle, wrong, tek, **pinning)
+    path = f"/auth/credentials/{credential['id']}/verify"
+    response = wallet.client.post(path, {"type": "EMAIL_OTP", "encryptedOtpBundle": sealed})
+    assert _error(response, 401, "UNAUTHORIZED")["reason"] == "Invalid OTP code"
+    # The bundle stays usable for the right code.
+    sealed = ewc.otp.encrypt_otp_code(bundle, code, tek, **pinning)
+    response = wallet.client.post(path, {"type": "EMAIL_OTP", "encryptedOtpBundle": sealed})
+    assert response.status_code == 202, response.text

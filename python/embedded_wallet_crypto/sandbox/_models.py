@@ -31,6 +31,7 @@ __all__ = [
     "AuthMethod",
     "Customer",
     "InternalAccount",
+    "OtpTarget",
     "PasskeyChallenge",
     "PasskeyData",
     "PlatformCredential",
@@ -144,6 +145,16 @@ class UsedRegistrationChallenge(Base):
     __tablename__ = "sandbox_used_registration_challenges"
     challenge_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     used_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class OtpTarget(Base):
+    """The OTP target key of a credential's outstanding code (the encrypted EMAIL_OTP login):
+    its public half went out in ``otpEncryptionTargetBundle``; used once."""
+
+    __tablename__ = "sandbox_otp_targets"
+    auth_method_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    private_key: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class PasskeyChallenge(Base):

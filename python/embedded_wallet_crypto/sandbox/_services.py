@@ -14,7 +14,8 @@ from fastapi import Request
 from sqlalchemy.exc import IntegrityError
 
 from .. import oidc
-from ..otp import OneTimeCodes
+from ..keys import KeyPair
+from ..otp import OneTimeCodes, OtpLogin
 from ..policy import Environment
 from ..signed_retry import SignedRetry
 from ..stores import PostgresStore, RedisStore, SqliteStore
@@ -47,6 +48,10 @@ def shared_secret(database: Database, name: str, make: Any) -> str:
         row = session.get(ServiceSecret, name)
         assert row is not None
         return row.value
+
+
+def _new_private_key() -> str:
+    return KeyPair.generate().private_key_bytes().hex()
 
 
 def _https(issuer: str) -> str:
@@ -84,6 +89,8 @@ class Services:
     store: Any
     signed_retry: SignedRetry
     otp: OneTimeCodes
+    otp_login: OtpLogin
+    service_signer: KeyPair | None
     oidc_keys: dict[str, oidc.JwksProvider]
     oidc_issuers: tuple[str, ...]
     oidc_audiences: tuple[str, ...]
@@ -120,6 +127,25 @@ class Services:
             keys = {  # "accounts.google.com" (no scheme) is Google's too: its keys by discovery
                 issuer: oidc.JwksProvider(issuer=_https(issuer)) for issuer in oidc.DEFAULT_ISSUERS
             }
+        signed_retry = SignedRetry(
+            store, ttl_seconds=clock.seconds(CHALLENGE_SECONDS), sandbox=environment
+        )
+        codes = OneTimeCodes(
+            store,
+            hash_key=hash_key,
+            ttl_seconds=clock.seconds(OTP_SECONDS),
+            min_reissue_interval_seconds=clock.seconds(OTP_REISSUE_SECONDS),
+            issue_window_seconds=clock.seconds(3600),
+            sandbox=environment,
+        )
+        token_signer = KeyPair.from_private_hex(
+            shared_secret(database, "verification-token-signer", _new_private_key)
+        )
+        service_signer = None  # sandbox: unsigned export envelopes and OTP target bundles
+        if environment is Environment.PRODUCTION:
+            service_signer = KeyPair.from_private_hex(
+                shared_secret(database, "export-signer-key", _new_private_key)
+            )
         return cls(
             settings=settings,
             clock=clock,
@@ -127,17 +153,10 @@ class Services:
             environment=environment,
             organization_id=organization_id,
             store=store,
-            signed_retry=SignedRetry(
-                store, ttl_seconds=clock.seconds(CHALLENGE_SECONDS), sandbox=environment
-            ),
-            otp=OneTimeCodes(
-                store,
-                hash_key=hash_key,
-                ttl_seconds=clock.seconds(OTP_SECONDS),
-                min_reissue_interval_seconds=clock.seconds(OTP_REISSUE_SECONDS),
-                issue_window_seconds=clock.seconds(3600),
-                sandbox=environment,
-            ),
+            signed_retry=signed_retry,
+            otp=codes,
+            otp_login=OtpLogin(codes=codes, signed_retry=signed_retry, token_signer=token_signer),
+            service_signer=service_signer,
             oidc_keys=keys,
             oidc_issuers=tuple(keys),
             oidc_audiences=tuple(settings.oidc_audiences) or (DEFAULT_AUDIENCE,),

@@ -21,6 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ... import oidc, passkeys
+from ...keys import KeyPair
+from ...otp import seal_target_bundle
 from ...signed_retry import Operation, VerifiedRetry, ensure_credential_remains
 from .._auth import require_platform
 from .._clock import iso
@@ -31,6 +33,7 @@ from .._models import (
     AuthMethod,
     Customer,
     InternalAccount,
+    OtpTarget,
     PasskeyChallenge,
     PasskeyData,
     UsedRegistrationChallenge,
@@ -43,6 +46,7 @@ from .._wallet import (
     find_credential,
     find_wallet,
     issue_session,
+    retry_headers,
     signed_step,
 )
 
@@ -104,8 +108,9 @@ class ChallengeBody(BaseModel):
 
 
 class VerifyBody(BaseModel):
-    """EMAIL_OTP: type, otp, clientPublicKey. OAUTH: type, oidcToken, clientPublicKey.
-    PASSKEY: type, assertion (and the Request-Id header)."""
+    """EMAIL_OTP: type, otp, clientPublicKey; or type, encryptedOtpBundle (the encrypted login:
+    202, then the retry stamped by the key sealed in the bundle). OAUTH: type, oidcToken,
+    clientPublicKey. PASSKEY: type, assertion (and the Request-Id header)."""
 
     model_config = ConfigDict(extra="forbid")
     type: CredentialType
@@ -113,6 +118,7 @@ class VerifyBody(BaseModel):
     oidcToken: _Text | None = None
     clientPublicKey: _ClientKey | None = None
     assertion: Assertion | None = None
+    encryptedOtpBundle: _Text | None = None
 
 
 class AuthMethodOut(BaseModel):
@@ -122,6 +128,12 @@ class AuthMethodOut(BaseModel):
     nickname: str
     createdAt: str
     updatedAt: str
+
+
+class AuthMethodWithBundle(AuthMethodOut):
+    """An EMAIL_OTP answer that sent a code: the bundle to seal the code to (encrypted login)."""
+
+    otpEncryptionTargetBundle: str | None = None
 
 
 class AuthMethodList(BaseModel):
@@ -250,7 +262,7 @@ def _check_new(
 
 def _create(
     session: Session, services: Services, account: InternalAccount, kind: str, new: _NewCredential
-) -> AuthMethod:
+) -> dict[str, Any]:
     now = services.clock.now()
     credential = AuthMethod(
         id=new_id("AuthMethod"),
@@ -289,9 +301,10 @@ def _create(
         raise ApiError(
             400, "PASSKEY_CHALLENGE_USED", "This registration challenge was already used."
         ) from None
+    body = auth_method_body(credential)
     if kind == "EMAIL_OTP":
-        _send_code(services, credential)
-    return credential
+        body["otpEncryptionTargetBundle"] = _send_code(session, services, credential)
+    return body
 
 
 def _already(kind: str) -> ApiError:
@@ -300,8 +313,17 @@ def _already(kind: str) -> ApiError:
     )
 
 
-def _send_code(services: Services, credential: AuthMethod) -> None:
+def _send_code(session: Session, services: Services, credential: AuthMethod) -> str:
+    """Email a fresh code; returns the ``otpEncryptionTargetBundle`` of a new target key."""
     issued = services.otp.issue(credential.id)
+    target = KeyPair.generate()
+    row = session.get(OtpTarget, credential.id)
+    if row is None:
+        row = OtpTarget(auth_method_id=credential.id, private_key="", created_at=issued.expires_at)
+        session.add(row)
+    row.private_key = target.private_key_bytes().hex()
+    row.created_at = services.clock.now()
+    session.commit()
     services.mailer.send(
         credential.nickname,
         "Your wallet verification code",
@@ -309,12 +331,19 @@ def _send_code(services: Services, credential: AuthMethod) -> None:
         f"{issued.code}\n\n"
         f"It expires at {iso(issued.expires_at)}. If you did not ask for it, ignore this email.\n",
     )
+    return seal_target_bundle(
+        target.public_key_hex(),
+        organization_id=services.organization_id,
+        user_id=credential.account_id,
+        signer=services.service_signer,
+    )
 
 
 @router.post(
     "/auth/credentials",
     status_code=201,
-    response_model=AuthMethodOut,
+    response_model=AuthMethodWithBundle,
+    response_model_exclude_none=True,
     responses={202: {"model": SignedRequestChallengeOut}},
 )
 def create_credential(body: CredentialCreate, request: Request, session: Db, services: Svc) -> Any:
@@ -344,7 +373,7 @@ def create_credential(body: CredentialCreate, request: Request, session: Db, ser
         )
         if not isinstance(step, VerifiedRetry):
             return JSONResponse(step, status_code=202)
-    return auth_method_body(_create(session, services, account, kind, new))
+    return _create(session, services, account, kind, new)
 
 
 # --- GET /auth/credentials -------------------------------------------------------------------
@@ -372,7 +401,8 @@ def list_credentials(
 
 @router.post(
     "/auth/credentials/{credential_id}/challenge",
-    response_model=PasskeyChallengeOut | AuthMethodOut,
+    response_model=PasskeyChallengeOut | AuthMethodWithBundle,
+    response_model_exclude_none=True,
 )
 def challenge_credential(
     credential_id: CredentialId,
@@ -384,8 +414,8 @@ def challenge_credential(
     (429 with ``Retry-After`` when asked too often). OAUTH has no challenge."""
     credential = find_credential(session, credential_id)
     if credential.type == "EMAIL_OTP":
-        _send_code(services, credential)
-        return auth_method_body(credential)
+        bundle = _send_code(session, services, credential)
+        return {**auth_method_body(credential), "otpEncryptionTargetBundle": bundle}
     if credential.type == "OAUTH":
         raise ApiError(
             400,
@@ -463,14 +493,53 @@ def _verify_passkey(
     return verified.client_public_key
 
 
+def _encrypted_otp_login(
+    session: Session,
+    services: Services,
+    credential: AuthMethod,
+    encrypted_otp_bundle: str,
+    request: Request,
+) -> dict[str, str] | str:
+    """The encrypted EMAIL_OTP login. Leg one (no signature headers): open the bundle with the
+    credential's target key (used once), check the code, answer the 202 whose payloadToSign is
+    the verification token bound to the key sealed in the bundle. Leg two: the retry stamped by
+    exactly that key; returns it (compressed hex), the new session's key."""
+    headers = retry_headers(request)
+    if headers.present:
+        done = services.otp_login.complete(
+            request_id=headers.request_id, stamp=headers.stamp, account_id=credential.account_id
+        )
+        return done.session_public_key
+    target = session.get(OtpTarget, credential.id)
+    if target is None:
+        raise ApiError(
+            401,
+            "UNAUTHORIZED",
+            "No code is outstanding for an encrypted login; ask for one with /challenge.",
+        )
+    target_key = KeyPair.from_private_hex(target.private_key)
+    answer = services.otp_login.accept_code(
+        encrypted_otp_bundle=encrypted_otp_bundle,
+        target_key=target_key,
+        credential_id=credential.id,
+        account_id=credential.account_id,
+        organization_id=services.organization_id,
+        contact=credential.nickname,
+    )
+    session.delete(target)
+    session.commit()
+    return answer.to_response()
+
+
 @router.post(
     "/auth/credentials/{credential_id}/verify",
     response_model=SessionOut,
     response_model_exclude_none=True,
+    responses={202: {"model": SignedRequestChallengeOut}},
 )
 def verify_credential(
     credential_id: CredentialId, body: VerifyBody, request: Request, session: Db, services: Svc
-) -> dict[str, Any]:
+) -> Any:
     """Verify a credential and open a session (``encryptedSessionSigningKey`` for an
     uncompressed ``clientPublicKey``, delivered once)."""
     credential = find_credential(session, credential_id)
@@ -480,6 +549,13 @@ def verify_credential(
         )
     if credential.type == "PASSKEY":
         client_key = _verify_passkey(session, services, credential, body, request)
+    elif credential.type == "EMAIL_OTP" and body.encryptedOtpBundle is not None:
+        answer = _encrypted_otp_login(
+            session, services, credential, body.encryptedOtpBundle, request
+        )
+        if isinstance(answer, dict):
+            return JSONResponse(answer, status_code=202)
+        client_key = answer
     else:
         client_key = _required(body.clientPublicKey, "clientPublicKey", credential.type)
         if credential.type == "EMAIL_OTP":

@@ -11,12 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from ...export import seal_export_bundle
-from ...keys import KeyPair
 from ...signed_retry import Operation, VerifiedRetry
 from .._auth import require_platform
 from .._db import get_session
 from .._errors import error_responses
-from .._services import Services, get_services, shared_secret
+from .._services import Services, get_services
 from .._wallet import UNCOMPRESSED_KEY_PATTERN, find_wallet, signed_step
 from .credentials import SignedRequestChallengeOut
 
@@ -37,21 +36,6 @@ class ExportBody(BaseModel):
 class ExportOut(BaseModel):
     id: str
     encryptedWalletCredentials: str
-
-
-def export_signer(services: Services) -> KeyPair | None:
-    """None in sandbox (the unsigned sandbox envelope); in production, the service's own
-    enclave key, made at the first start (its public key is the envelope's
-    ``enclaveQuorumPublic``)."""
-    if services.sandbox:
-        return None
-    return KeyPair.from_private_hex(
-        shared_secret(
-            services.database,
-            "export-signer-key",
-            lambda: KeyPair.generate().private_key_bytes().hex(),
-        )
-    )
 
 
 @router.post(
@@ -85,6 +69,6 @@ def export_wallet(
         body.clientPublicKey,
         account.wallet_secret,
         organization_id=services.organization_id,
-        signer=export_signer(services),
+        signer=services.service_signer,
     )
     return {"id": account.id, "encryptedWalletCredentials": sealed}
