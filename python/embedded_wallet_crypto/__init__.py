@@ -72,7 +72,7 @@ from .stamps import (
 )
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, proofs, signed_retry, tokens
+    from . import oidc, otp, passkeys, proofs, sandbox, signed_retry, tokens
     from .turnkey_webhooks import TurnkeyWebhook, sign_turnkey_webhook, verify_turnkey_webhook
     from .webhooks import sign_webhook, verify_webhook_signature
 
@@ -82,6 +82,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
     "proofs": (".proofs", None),
+    "sandbox": (".sandbox", None),  # needs the sandbox extra; ImportError names it
     "signed_retry": (".signed_retry", None),
     "tokens": (".tokens", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
@@ -162,6 +163,7 @@ __all__ = [
     "passkeys",
     "policy",
     "proofs",
+    "sandbox",
     "seal_export_bundle",
     "seal_import_bundle",
     "seal_session_key",
