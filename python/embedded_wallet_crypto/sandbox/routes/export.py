@@ -1,0 +1,9 @@
+"""export routes (filled in below)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+__all__ = ["router"]
+
+router = APIRouter()
