@@ -58,11 +58,11 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
-        from ..sandbox import BASE_PATH, create_app  # first: its ImportError names the extra
+        from ..sandbox import BASE_PATH, create_app  # its ImportError names the extra
     except ImportError as missing:
         raise UsageError(str(missing)) from None
+    import uvicorn  # present: the sandbox package checked it
+
     settings = _settings(args)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)

@@ -7,8 +7,10 @@ import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse
 
 from .. import __version__
@@ -33,6 +35,30 @@ ROUTE_MODULES: tuple[str, ...] = (
 )
 
 _STATIC = Path(__file__).parent / "static"
+
+
+def _without_422(app: FastAPI) -> None:
+    """The OpenAPI document without FastAPI's default 422 answers: validation failures are 400
+    here, in the service's error shape (documented per router)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            for path in document.get("paths", {}).values():
+                for operation in path.values():
+                    operation.get("responses", {}).pop("422", None)
+            schemas = document.get("components", {}).get("schemas", {})
+            schemas.pop("HTTPValidationError", None)
+            schemas.pop("ValidationError", None)
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -78,6 +104,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         module = importlib.import_module(f"{__package__}.routes.{name}")
         app.include_router(module.router, prefix=BASE_PATH)
     app.include_router(importlib.import_module(f"{__package__}.routes.page").router)  # /page.js
+
+    _without_422(app)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

@@ -16,10 +16,19 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy.exc import DataError, StatementError
 
 from ..errors import OidcError, OtpError, PasskeyError, StampError, WalletCryptoError
 
-__all__ = ["ApiError", "error_body", "install_error_handlers", "library_error"]
+__all__ = [
+    "ApiError",
+    "ErrorOut",
+    "error_body",
+    "error_responses",
+    "install_error_handlers",
+    "library_error",
+]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
@@ -28,6 +37,29 @@ INVALID_OTP = "Invalid OTP code"
 INVALID_PASSKEY = "Invalid passkey signature"
 INVALID_OIDC = "Invalid OIDC token"
 INVALID_SIGNATURE = "Invalid Service-Wallet-Signature"
+
+
+class ErrorOut(BaseModel):
+    """Every error body of the service."""
+
+    status: int
+    code: str
+    reason: str
+
+
+_DESCRIPTIONS = {
+    400: "The request is not valid (the reason names the field or the rule).",
+    401: "Platform credentials, or a credential, signature or request id, failed a check.",
+    404: "No such resource.",
+    429: "Too many requests; wait the seconds of the Retry-After header.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` entries of these error statuses (for a router or a route)."""
+    return {
+        status: {"model": ErrorOut, "description": _DESCRIPTIONS[status]} for status in statuses
+    }
 
 
 class ApiError(Exception):
@@ -123,7 +155,7 @@ async def _library_error(_: Request, error: Exception) -> JSONResponse:
 _HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}
 
 
-async def _http_status(_: Request, error: Exception) -> JSONResponse:
+async def _http_status(request: Request, error: Exception) -> JSONResponse:
     status = int(getattr(error, "status_code", 500))
     code = _HTTP_CODES.get(status) or http.HTTPStatus(status).name
     reason = {
@@ -131,7 +163,32 @@ async def _http_status(_: Request, error: Exception) -> JSONResponse:
         405: "The method is not allowed on this path.",
     }.get(status, f"{http.HTTPStatus(status).phrase}.")
     headers = dict(getattr(error, "headers", None) or {})
+    if status == 405:  # every method of every route on this path, not only the first route's
+        allowed = {
+            method
+            for method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+            for route in request.app.routes
+            if route.matches({**request.scope, "method": method})[0].name == "FULL"
+        }
+        if allowed:
+            headers["Allow"] = ", ".join(sorted(allowed))
     return _response(ApiError(status, code, reason, headers))
+
+
+async def _statement(request: Request, error: Exception) -> JSONResponse:
+    """A value the database cannot take (PostgreSQL refuses NUL in text; no driver encodes a
+    lone surrogate) is the client's error; any other database failure is not."""
+    original = getattr(error, "orig", None)
+    if isinstance(error, DataError) or isinstance(original, (UnicodeError, ValueError)):
+        return _response(
+            ApiError(
+                400,
+                "INVALID_INPUT",
+                "The request contains text that cannot be stored "
+                "(a NUL character or a lone surrogate).",
+            )
+        )
+    return await _unexpected(request, error)
 
 
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
@@ -144,6 +201,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(WalletCryptoError, _library_error)
+    app.add_exception_handler(StatementError, _statement)
     for status in http.HTTPStatus:
         if 400 <= status < 500:
             app.add_exception_handler(int(status), _http_status)

@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -34,6 +35,7 @@ __all__ = [
     "PasskeyData",
     "PlatformCredential",
     "ServiceSecret",
+    "UsedRegistrationChallenge",
     "WalletSession",
 ]
 
@@ -119,6 +121,8 @@ class AuthMethod(Base):
     subject: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # Authentication rule 4: at most one credential of each type per account.
+    __table_args__ = (UniqueConstraint("account_id", "type", name="uq_sandbox_auth_method_type"),)
 
 
 class PasskeyData(Base):
@@ -132,6 +136,14 @@ class PasskeyData(Base):
     public_key: Mapped[bytes] = mapped_column(LargeBinary)  # COSE key
     sign_count: Mapped[int] = mapped_column(BigInteger, default=0)
     transports: Mapped[list[str]] = mapped_column(JSON)
+
+
+class UsedRegistrationChallenge(Base):
+    """A passkey registration challenge that a credential was created with (single use)."""
+
+    __tablename__ = "sandbox_used_registration_challenges"
+    challenge_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    used_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class PasskeyChallenge(Base):

@@ -25,14 +25,18 @@ from .._auth import require_platform
 from .._clock import iso
 from .._currencies import currency, is_currency_code
 from .._db import get_session
-from .._errors import ApiError
+from .._errors import ApiError, error_responses
 from .._ids import new_id
 from .._models import Customer, InternalAccount
 from .._services import Services, get_services
 
 __all__ = ["account_body", "new_mnemonic", "router"]
 
-router = APIRouter(tags=["Customers"], dependencies=[Depends(require_platform)])
+router = APIRouter(
+    tags=["Customers"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401),
+)
 
 #: The currency of an embedded wallet's balance (a sandbox choice).
 WALLET_CURRENCY = "USDC"
