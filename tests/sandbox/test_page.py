@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -26,9 +27,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import embedded_wallet_crypto as ewc
+import httpx
 import pytest
 from conftest import REPO
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+from ._server import SandboxServer
 
 STATIC = resources.files("embedded_wallet_crypto") / "sandbox" / "static"
 VECTORS = REPO / "vectors"
@@ -257,3 +261,95 @@ def _stamp_keys(stamp: str) -> list[str]:
     text = base64.urlsafe_b64decode(stamp + "=" * (-len(stamp) % 4)).decode()
     assert ", " not in text and ": " not in text
     return list(json.loads(text))
+
+
+# ---- the page against a real ``ewc serve`` ---------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module", params=["sandbox", "production"])
+def page_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
+    """``ewc serve`` whose WebAuthn origin is the page's own: ``http://localhost:PORT``."""
+    port = _free_port()
+    running = SandboxServer(
+        tmp_path_factory.mktemp(f"page-{request.param}"),
+        environment=request.param,
+        extra=["--port", str(port), "--origin", f"http://localhost:{port}"],
+    )
+    running.start()
+    running.origin = f"http://localhost:{port}"
+    yield running
+    assert running.stop() == 0
+
+
+def _step(page: Any, name: str) -> Any:
+    page.click(f"button[data-step={name}]")
+    page.wait_for_selector(f"#out-{name}.ok, #out-{name}.error", timeout=30_000)
+    text = page.inner_text(f"#out-{name}")
+    assert page.get_attribute(f"#out-{name}", "class") == "ok", f"{name}: {text}"
+    return json.loads(text)
+
+
+def test_the_page_runs_every_step_against_the_service(
+    browser: Any, page_server: SandboxServer
+) -> None:
+    with httpx.Client(base_url=page_server.base_url, auth=page_server.auth) as api:
+        served = httpx.get(page_server.origin + "/page.js")
+        assert served.status_code == 200
+        assert served.headers["content-type"].startswith("text/javascript")
+        assert "/page.js" not in api.get("/openapi.json").json()["paths"]
+
+        context = browser.new_context()
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("WebAuthn.enable")
+        options = {
+            "protocol": "ctap2",
+            "transport": "internal",
+            "hasResidentKey": True,
+            "hasUserVerification": True,
+            "isUserVerified": True,
+            "automaticPresenceSimulation": True,
+        }
+        cdp.send("WebAuthn.addVirtualAuthenticator", {"options": options})
+        try:
+            page.goto(page_server.origin + "/")
+            page.fill("#credentials", ":".join(page_server.auth))
+
+            account = _step(page, "account")
+            account_id = account["accountId"]
+            registered = _step(page, "register")
+            assert registered["type"] == "PASSKEY"
+            assert registered["accountId"] == account_id
+            session = _step(page, "login")
+            assert session["id"].startswith("Session:")
+            opened = _step(page, "open")
+
+            # The session key the browser opened is the one the server now expects stamps from.
+            exported = _step(page, "export")
+            assert exported["status"] == 200
+            assert exported["signed"] is (page_server.environment == "production")
+            assert ewc.export.check_mnemonic(exported["plaintext"])
+            listed = api.get("/auth/sessions", params={"accountId": account_id}).json()["data"]
+            assert [item["id"] for item in listed] == [session["id"]]
+
+            revoked = _step(page, "revoke")
+            assert revoked["status"] in (200, 204)
+            stamp = ewc.verify_stamp(
+                revoked["stamp"],
+                revoked["payloadToSign"],
+                expected_public_key=opened["sessionPublicKey"],
+            )
+            assert stamp.public_key == opened["sessionPublicKey"]
+            listed = api.get("/auth/sessions", params={"accountId": account_id}).json()["data"]
+            assert listed == []
+        finally:
+            context.close()
