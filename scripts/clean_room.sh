@@ -45,6 +45,8 @@ for store, argument, extra in (
     else:
         raise SystemExit(f"{store.__name__} without its extra did not raise ImportError")
 PY
+say "the sandbox page's static files are in the wheel"
+"$py" -c 'from importlib import resources; d = resources.files("embedded_wallet_crypto") / "sandbox" / "static"; assert all((d / f).is_file() for f in ("index.html", "page.js")), d'
 say "ewc serve without the sandbox extra names the extra"
 if "$work/venv/bin/ewc" serve --port 0 --database "sqlite:///$work/serve.db" >"$work/serve.out" 2>&1; then
   echo "ewc serve started without the sandbox extra"; exit 1

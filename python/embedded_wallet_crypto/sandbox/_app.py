@@ -103,6 +103,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for name in ROUTE_MODULES:
         module = importlib.import_module(f"{__package__}.routes.{name}")
         app.include_router(module.router, prefix=BASE_PATH)
+    app.include_router(importlib.import_module(f"{__package__}.routes.page").router)  # /page.js
 
     _without_422(app)
 
