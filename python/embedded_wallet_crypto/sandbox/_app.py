@@ -32,6 +32,10 @@ ROUTE_MODULES: tuple[str, ...] = (
     "credentials",
     "sessions",
     "export",
+    "quotes",
+    "transactions",
+    "config",
+    "sandbox",
 )
 
 _STATIC = Path(__file__).parent / "static"
