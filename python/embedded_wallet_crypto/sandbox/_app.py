@@ -36,6 +36,8 @@ ROUTE_MODULES: tuple[str, ...] = (
     "transactions",
     "config",
     "sandbox",
+    "transfers",
+    "external_accounts",
 )
 
 _STATIC = Path(__file__).parent / "static"
