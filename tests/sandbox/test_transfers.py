@@ -262,3 +262,21 @@ def test_one_default_uma_deposit_account_per_customer(client: SandboxClient) -> 
     )
     assert received.status_code == 200, received.text
     assert received.json()["destination"]["accountId"] == second["id"]
+
+
+def test_a_pending_outcome_survives_a_restart(server: SandboxServer) -> None:
+    """The schedule is stored: a 005 transfer pending at shutdown fails after the restart."""
+    api = SandboxClient(server.base_url, server.auth)
+    made = api.create_customer(currencies=["USD"])
+    usd = accounts(api, made["id"])["USD"]["id"]
+    fund(api, usd, 1_000)
+    external = usd_external(api, made["id"], "005")
+    created = api.post("/transfer-out", out(usd, external["id"], 400)).json()
+    assert created["status"] == "PENDING"
+    api.close()
+    server.restart()
+    api = SandboxClient(server.base_url, server.auth)
+    done = settled(api, created["id"])
+    assert done["status"] == "FAILED"
+    assert balance(api, made["id"], "USD") == 1_000  # returned
+    api.close()

@@ -123,6 +123,7 @@ def _claim(database: Database, now: float) -> list[WebhookDelivery]:
                 .where(WebhookDelivery.attempts == row.attempts)
                 .where(WebhookDelivery.state == "PENDING")
                 .values(attempts=row.attempts + 1, next_at=now + _LEASE_SECONDS)
+                .execution_options(synchronize_session=False)
             )
             if getattr(taken, "rowcount", 0) == 1:
                 row.attempts += 1
