@@ -50,7 +50,7 @@ from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, signed_retry
+    from . import oidc, otp, passkeys, sandbox, signed_retry
     from .webhooks import sign_webhook, verify_webhook_signature
 
 # name -> (module, attribute or None for the module itself), loaded on first use.
@@ -58,6 +58,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "oidc": (".oidc", None),
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
+    "sandbox": (".sandbox", None),  # needs the sandbox extra; ImportError names it
     "signed_retry": (".signed_retry", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
     "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
@@ -121,6 +122,7 @@ __all__ = [
     "parse_public_key",
     "passkeys",
     "policy",
+    "sandbox",
     "seal_export_bundle",
     "seal_import_bundle",
     "seal_session_key",

@@ -113,3 +113,10 @@ def test_without_the_extra_serve_names_it(tmp_path: Path, missing: str) -> None:
     assert result.returncode == 2
     assert 'pip install "embedded-wallet-crypto[sandbox]"' in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_ewc_sandbox_is_the_package_loaded_on_first_use() -> None:
+    import embedded_wallet_crypto as ewc
+    from embedded_wallet_crypto.sandbox import Settings, create_app
+
+    assert ewc.sandbox.create_app is create_app and ewc.sandbox.Settings is Settings
