@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -409,9 +410,23 @@ def execute_quote(
         )
     if row.source_kind == "EMBEDDED_WALLET":
         _check_signature(db, services, row, signature_header)
+    _claim(db, row)
     debit(db, str(row.source["accountId"]), row.total_sending)
     _start(db, services, row, agent=agent, source_internal=True)
     return quote_body(row)
+
+
+def _claim(db: Session, row: QuoteRow) -> None:
+    """Mark the quote executed in the database, once: of two concurrent executions one
+    claims it and the other (which waits for the first's commit) answers 409."""
+    claimed = db.execute(
+        update(QuoteRow)
+        .where(QuoteRow.id == row.id)
+        .where(QuoteRow.executed.is_(False))
+        .values(executed=True)
+    )
+    if getattr(claimed, "rowcount", 0) != 1:
+        raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
 
 
 def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]:
@@ -422,6 +437,7 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
         raise ApiError(400, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind != "REALTIME_FUNDING":
         raise ApiError(400, "INVALID_INPUT", "This quote is funded from an account.")
+    _claim(db, row)
     _start(db, services, row, agent=None, source_internal=False)
     return quote_body(row)
 
@@ -488,7 +504,16 @@ def idempotent(
     stored = db.get(IdempotencyRecord, (scope, key))
     if stored is not None:
         return stored.status, json.loads(stored.body)
-    status, body = produce()
+    try:
+        status, body = produce()
+    except ApiError:
+        # A concurrent duplicate may have won (and made this call fail, for example 409 on an
+        # execution it claimed first): then answer what it stored.
+        db.rollback()
+        stored = db.get(IdempotencyRecord, (scope, key))
+        if stored is not None:
+            return stored.status, json.loads(stored.body)
+        raise
     db.add(
         IdempotencyRecord(
             scope=scope, key=key, status=status, body=json.dumps(body), created_at=Clock.now()
