@@ -280,3 +280,32 @@ def test_a_pending_outcome_survives_a_restart(server: SandboxServer) -> None:
     assert done["status"] == "FAILED"
     assert balance(api, made["id"], "USD") == 1_000  # returned
     api.close()
+
+
+def test_transaction_filters(client: SandboxClient, customer: dict[str, Any]) -> None:
+    external = usd_external(client, customer["id"], "003")  # fails at once
+    failed = client.post("/transfer-out", out(customer["USD"], external["id"], 100)).json()
+    good = usd_external(client, customer["id"], "010")
+    done = settled(
+        client, client.post("/transfer-out", out(customer["USD"], good["id"], 100)).json()["id"]
+    )
+    base = {"customerId": customer["id"]}
+
+    def ids(**params: Any) -> list[str]:
+        response = client.get("/transactions", params={**base, **params})
+        assert response.status_code == 200, response.text
+        return [t["id"] for t in response.json()["data"]]
+
+    assert ids(status="FAILED") == [failed["id"]]
+    assert ids(status="COMPLETED") == [done["id"]]
+    assert ids(reference=done["reconciliationInstructions"]["reference"]) == [done["id"]]
+    assert ids(accountIdentifier=good["id"]) == [done["id"]]
+    assert ids(receiverAccountIdentifier=external["id"]) == [failed["id"]]
+    assert set(ids(senderAccountIdentifier=customer["USD"])) == {failed["id"], done["id"]}
+    assert set(ids(startDate=failed["createdAt"], endDate=done["createdAt"])) == {
+        failed["id"],
+        done["id"],
+    }
+    assert ids(endDate="2000-01-01T00:00:00Z") == []
+    assert client.get("/transactions", params={"status": "LOST"}).status_code == 400
+    assert client.get("/transactions", params={"startDate": "yesterday"}).status_code == 400

@@ -4,7 +4,7 @@ incoming payment held by the approval webhook)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import Enum
 from typing import Annotated, Any
 
@@ -95,8 +95,8 @@ def transaction_query(filters: TransactionFilters) -> Select[Any]:
         query = query.where(TransactionRow.reference == filters.reference)
     if filters.startDate is not None:
         query = query.where(TransactionRow.created_at >= filters.startDate)
-    if filters.endDate is not None:
-        query = query.where(TransactionRow.created_at <= filters.endDate)
+    if filters.endDate is not None:  # inclusive at the millisecond the bodies show
+        query = query.where(TransactionRow.created_at < filters.endDate + timedelta(milliseconds=1))
     return query
 
 
