@@ -195,6 +195,26 @@ PASSKEY_ROWS: list[Row] = [
 ]
 
 
+# Tokens (benches/test_bench_tokens.py): session JWT and OTP verification token verification.
+TOKEN_ROWS: list[Row] = [
+    Row(
+        "verify_session_jwt vs PyJWT decode + cryptography double-hash verify, same checks",
+        "session-jwt-verify",
+        "ours",
+        "pyjwt+cryptography",
+        "speedup",
+        1.0,
+    ),
+    Row(
+        "verify_verification_token vs PyJWT decode (ES256) + the same claim checks",
+        "verification-token-verify",
+        "ours",
+        "pyjwt",
+        "speedup",
+        1.0,
+    ),
+]
+
 # Issue 10 (benches/test_bench_import.py): a fresh process importing the package.
 IMPORT_GROUP = "import"
 IMPORT_TARGET_SECONDS = 0.050
@@ -411,7 +431,7 @@ def report(data: dict[str, Any], notes: list[str] | None = None) -> int:
         if str(bench.get("group")).startswith("threads-"):
             batch = bench.get("extra_info", {}).get("batch", batch)
     thread_rows = _thread_rows(batch or 2000)
-    rows = ROWS + thread_rows + PROTOCOL_ROWS + OIDC_ROWS + EXPORT_ROWS + PASSKEY_ROWS
+    rows = ROWS + thread_rows + PROTOCOL_ROWS + OIDC_ROWS + EXPORT_ROWS + PASSKEY_ROWS + TOKEN_ROWS
 
     when = data.get("datetime", "unknown date")
     print("### Results\n")

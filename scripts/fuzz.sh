@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the Rust core (cargo-fuzz, one libFuzzer process at a time) and the Python entry points.
+# Every target of rust/core/fuzz (`cargo fuzz list`): base58, public_key, der_signature, stamp,
+# session_key, hpke_open and envelope (export/import/target bundles, OTP bundle, strict JSON).
 #   scripts/fuzz.sh            # 20 s per Rust target, then the Python harness (CI)
 #   scripts/fuzz.sh 600        # 10 minutes per target, and a longer Python run
 # PYTHON (default .venv/bin/python) runs tests/fuzz/fuzz_entry_points.py; PY_EXAMPLES sets its

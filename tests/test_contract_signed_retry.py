@@ -1,7 +1,8 @@
 """The error contract over ``ewc.signed_retry`` (``SignedRetry``: its constructor, ``issue`` and
 ``verify``; ``ensure_credential_remains``) and the constructors of the ``ewc.stores`` classes.
 Only WalletCryptoError or TypeError escapes, an int is never a buffer size (see
-``tests/_contract.py``)."""
+``tests/_contract.py``). ``issue_payload`` and ``verify_payload`` (the challenge over a
+caller-given payload for one signer) are in."""
 
 from __future__ import annotations
 
@@ -53,6 +54,30 @@ def _verify(**changes: Any) -> object:
     return engine.verify(**arguments)
 
 
+PAYLOAD_ISSUE: dict[str, Any] = {
+    "account_id": "acct",
+    "payload_to_sign": "header.claims.signature",
+    "signer_public_key": CLIENT.public_key_hex(),
+    "credential_type": "EMAIL_OTP",
+}
+
+
+def _issue_payload(**changes: Any) -> object:
+    return _engine().issue_payload(**{**PAYLOAD_ISSUE, **changes})
+
+
+def _verify_payload(**changes: Any) -> object:
+    engine = _engine()
+    challenge = engine.issue_payload(**PAYLOAD_ISSUE)
+    arguments: dict[str, Any] = {
+        "request_id": challenge.request_id,
+        "stamp": ewc.create_stamp(challenge.payload_to_sign, CLIENT),
+        "account_id": "acct",
+    }
+    arguments.update(changes)
+    return engine.verify_payload(**arguments)
+
+
 def _sqlite(path: Any, busy_timeout_seconds: Any) -> object:
     store = stores.SqliteStore(path, busy_timeout_seconds=busy_timeout_seconds)
     store.close()
@@ -84,6 +109,21 @@ ENTRIES = [
         frozenset({"request_body_client_public_key"}),
     ),
     Entry(
+        "SignedRetry.issue_payload",
+        _issue_payload,
+        dict(PAYLOAD_ISSUE),
+        frozenset({"signer_public_key"}),
+    ),
+    Entry(
+        "SignedRetry.verify_payload",
+        _verify_payload,
+        {
+            "request_id": "req-1",
+            "stamp": "replaced by a stamp over the payload",
+            "account_id": "acct",
+        },
+    ),
+    Entry(
         "ensure_credential_remains",
         signed_retry.ensure_credential_remains,
         {"credentials": ["a", {"id": "b"}], "revoking_ids": ["a"]},
@@ -100,6 +140,8 @@ ENTRIES = [
 def _check_verify_baseline(entry: Entry) -> None:
     if entry.name == "SignedRetry.verify":  # the baseline stamp is made inside _verify
         _verify()
+    if entry.name == "SignedRetry.verify_payload":
+        _verify_payload()
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=repr)
@@ -110,7 +152,7 @@ def test_valid_arguments_are_valid(entry: Entry) -> None:
         except ewc.WalletCryptoError:
             pass  # no server on port 1: a typed error (a durability check may connect)
         return
-    if entry.name == "SignedRetry.verify":
+    if entry.name in ("SignedRetry.verify", "SignedRetry.verify_payload"):
         _check_verify_baseline(entry)
         return
     check_baseline(entry)

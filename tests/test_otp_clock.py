@@ -1,11 +1,18 @@
 """The OTP re-issue limits when "now" is behind the stored times (issue finding D3), for every
 store: a clock 1 ms behind gets no new code and does not restart the hourly count, and 8
 processes issuing for one credential at once on one correct clock get exactly one code per
-burst, in every round (the verdict does not depend on the order they reach the store)."""
+burst, in every round (the verdict does not depend on the order they reach the store).
+
+Without a caller-given clock the store reads "now" inside its atomic section: 8 workers issuing
+for one credential through a store up to one interval of latency away never get two codes that
+took effect closer than the re-issue interval (with the time read before the store call, each
+backend gave 2 to 5 such pairs in a run of 320 attempts)."""
 
 from __future__ import annotations
 
 import multiprocessing
+import queue
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -134,3 +141,131 @@ def test_redis_eight_processes_one_code_per_burst(redis_server: RedisServer) -> 
 def test_postgres_eight_processes_one_code_per_burst(postgres_server: PostgresServer) -> None:
     empty_store(postgres_server).close()
     _issue_race("postgres", postgres_server.dsn)
+
+
+# --- many issuers, a store some latency away: the store's own clock decides ----------------
+
+STORM_WORKERS = 8
+STORM_ATTEMPTS = 40
+STORM_INTERVAL_SECONDS = 0.05
+
+
+def codes_too_close(accepted: list[tuple[float, float]], interval_ms: float) -> int:
+    """How many pairs of accepted issues surely took effect less than ``interval_ms`` apart:
+    each took effect within its (earliest, latest) span, so a pair is counted only when every
+    choice of moments in the two spans is closer than the interval (2 ms of rounding spare)."""
+    close = 0
+    for index, (low_a, high_a) in enumerate(accepted):
+        for low_b, high_b in accepted[index + 1 :]:
+            if max(high_a - low_b, high_b - low_a) < interval_ms - 2:
+                close += 1
+    return close
+
+
+def _issue_storm(kind: str, location: str, store: Any = None) -> None:
+    credential = f"AuthMethod:storm-{time.time_ns()}"
+    args = (credential, STORM_ATTEMPTS, STORM_INTERVAL_SECONDS)
+    started = time.perf_counter()
+    if store is not None:  # threads sharing one store object
+        barrier: Any = threading.Barrier(STORM_WORKERS)
+        results: Any = queue.Queue()
+        threads = [
+            threading.Thread(
+                target=_claim_race.issue_storm, args=(w, store, *args, barrier, results)
+            )
+            for w in range(STORM_WORKERS)
+        ]
+        for thread in threads:
+            thread.start()
+        reports = [results.get(timeout=240) for _ in threads]
+        for thread in threads:
+            thread.join(timeout=30)
+    else:
+        context = multiprocessing.get_context("spawn")
+        barrier = context.Barrier(STORM_WORKERS)
+        results = context.Queue()
+        workers = [
+            context.Process(
+                target=_claim_race.process_issue_storm,
+                args=(w, kind, location, *args, barrier, results),
+            )
+            for w in range(STORM_WORKERS)
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            reports = [results.get(timeout=240) for _ in workers]
+        finally:
+            for worker in workers:
+                worker.join(timeout=30)
+                if worker.is_alive():
+                    worker.kill()
+    elapsed = time.perf_counter() - started
+    assert [problem for *_, problem in reports if problem is not None] == []
+    accepted = [span for _, spans, _ in reports for span in spans]
+    too_close = codes_too_close(accepted, STORM_INTERVAL_SECONDS * 1000)
+    report_counts(
+        f"otp issue storm {kind}",
+        workers=STORM_WORKERS,
+        attempts=STORM_WORKERS * STORM_ATTEMPTS,
+        codes=len(accepted),
+        pairs_closer_than_the_interval=too_close,
+        milliseconds=round(elapsed * 1000),
+    )
+    assert accepted, "no code was issued"
+    assert too_close == 0, f"{too_close} pairs of codes inside one re-issue interval"
+
+
+def test_memory_threads_never_get_two_codes_in_one_interval() -> None:
+    _issue_storm("memory", "", store=otp.MemoryStore())
+
+
+def test_sqlite_processes_never_get_two_codes_in_one_interval(tmp_path: Path) -> None:
+    _issue_storm("sqlite", str(tmp_path / "otp.db"))
+
+
+def test_redis_processes_never_get_two_codes_in_one_interval(redis_server: RedisServer) -> None:
+    _issue_storm("redis", redis_server.url)
+
+
+def test_postgres_processes_never_get_two_codes_in_one_interval(
+    postgres_server: PostgresServer,
+) -> None:
+    empty_store(postgres_server).close()
+    _issue_storm("postgres", postgres_server.dsn)
+
+
+def test_without_a_clock_the_store_judges_by_its_own_time(store: Any) -> None:
+    limits = stores.IssueLimits(min_interval_ms=30_000, window_ms=3_600_000, max_issues=5,
+                                forget_after_ms=3_600_000)  # fmt: skip
+    before = time.time_ns() // 1_000_000
+    first = store.issue("AuthMethod:own-clock", stores.NewCode("h1", "i1", ttl_ms=300_000), None,
+                        limits)  # fmt: skip
+    after = time.time_ns() // 1_000_000 + 1
+    assert first.issued and before <= first.now_ms <= after
+    assert first.expires_at_ms == first.now_ms + 300_000
+    again = store.issue("AuthMethod:own-clock", stores.NewCode("h2", "i2", ttl_ms=300_000), None,
+                        limits)  # fmt: skip
+    assert not again.issued and again.expires_at_ms == 0
+    assert again.retry_after_ms == 30_000 - (again.now_ms - first.now_ms)
+    status, state = store.attempt("AuthMethod:own-clock", again.now_ms, 5)
+    assert status == "ok" and state is not None and state.issue_id == "i1"
+    assert state.last_issue_ms == first.now_ms and state.expires_at_ms == first.expires_at_ms
+
+
+def test_a_given_time_and_expiry_are_kept(store: Any) -> None:
+    limits = stores.IssueLimits(0, 1, 5, 60_000)
+    outcome = store.issue("AuthMethod:given", stores.NewCode("h", "i", 2**53), 1_000, limits)
+    assert (outcome.retry_after_ms, outcome.now_ms, outcome.expires_at_ms) == (0, 1_000, 2**53)
+    ttl = store.issue("AuthMethod:given-ttl", stores.NewCode("h", "i", ttl_ms=5), 1_000, limits)
+    assert (ttl.now_ms, ttl.expires_at_ms) == (1_000, 1_005)
+
+
+def test_one_time_codes_without_a_clock_expire_from_the_store_time(store: Any) -> None:
+    codes = otp.OneTimeCodes(store, hash_key=HASH_KEY)
+    before = time.time()
+    issued = codes.issue("AuthMethod:default-clock")
+    after = time.time()
+    assert before + 300 - 0.002 <= issued.expires_at.timestamp() <= after + 300 + 0.002
+    assert rate_limited(codes, "AuthMethod:default-clock") in range(1, 31)
+    assert codes.verify("AuthMethod:default-clock", issued.code).sandbox is False

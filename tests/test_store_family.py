@@ -125,7 +125,7 @@ def test_a_request_id_and_a_credential_of_the_same_text_do_not_meet(store: Any) 
     store.put(record, 60)
     code = stores.NewCode("hash", "issue-1", 2**53)
     limits = stores.IssueLimits(0, 1, 5, 60_000)
-    assert store.issue(same, code, 1_000, limits) == 0
+    assert store.issue(same, code, 1_000, limits).issued
     assert store.claim(same, 1_000) is True
     assert store.attempt(same, 1_000, 5)[0] == "ok"
     assert store.consume(same, "issue-1") is True

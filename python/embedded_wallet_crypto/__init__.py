@@ -25,8 +25,10 @@ from .errors import (
     OidcError,
     OtpError,
     PasskeyError,
+    ProofError,
     SignedRetryError,
     StampError,
+    TokenError,
     WalletCryptoError,
 )
 from .export import (
@@ -50,7 +52,7 @@ from .session import open_session_key, seal_session_key
 from .stamps import Stamp, check_payload_binding, create_stamp, verify_stamp, verify_stamps
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, sandbox, signed_retry
+    from . import oidc, otp, passkeys, proofs, sandbox, signed_retry, tokens
     from .webhooks import sign_webhook, verify_webhook_signature
 
 # name -> (module, attribute or None for the module itself), loaded on first use.
@@ -58,8 +60,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "oidc": (".oidc", None),
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
+    "proofs": (".proofs", None),
     "sandbox": (".sandbox", None),  # needs the sandbox extra; ImportError names it
     "signed_retry": (".signed_retry", None),
+    "tokens": (".tokens", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
     "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
 }
@@ -93,9 +97,11 @@ __all__ = [
     "OidcError",
     "OtpError",
     "PasskeyError",
+    "ProofError",
     "SignedRetryError",
     "Stamp",
     "StampError",
+    "TokenError",
     "WalletCryptoError",
     "__version__",
     "b58check_decode",
@@ -122,6 +128,7 @@ __all__ = [
     "parse_public_key",
     "passkeys",
     "policy",
+    "proofs",
     "sandbox",
     "seal_export_bundle",
     "seal_import_bundle",
@@ -129,6 +136,7 @@ __all__ = [
     "set_default_environment",
     "sign_webhook",
     "signed_retry",
+    "tokens",
     "verify_signature",
     "verify_stamp",
     "verify_stamps",

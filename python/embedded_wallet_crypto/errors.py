@@ -15,8 +15,10 @@ __all__ = [
     "OidcError",
     "OtpError",
     "PasskeyError",
+    "ProofError",
     "SignedRetryError",
     "StampError",
+    "TokenError",
     "WalletCryptoError",
 ]
 
@@ -100,3 +102,18 @@ class SignedRetryError(WalletCryptoError):
 
     default_code = "SIGNED_RETRY_INVALID"
     default_status = 401
+
+
+class TokenError(WalletCryptoError):
+    """A session JWT or an OTP verification token failed a check (formats.md section 14).
+    ``code`` says which (``TOKEN_MALFORMED``, ``TOKEN_SIGNATURE_INVALID``, ``TOKEN_EXPIRED``...)."""
+
+    default_code = "TOKEN_INVALID"
+    default_status = 401
+
+
+class ProofError(WalletCryptoError):
+    """An app proof or a boot proof failed a check (formats.md section 16). ``code`` says which
+    (``PROOF_MALFORMED``, ``PROOF_SIGNATURE_INVALID``, ``BOOT_PROOF_CHAIN_INVALID``...)."""
+
+    default_code = "PROOF_INVALID"

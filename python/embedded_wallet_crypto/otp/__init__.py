@@ -1,12 +1,16 @@
 """Email OTP: the encrypted-OTP envelopes (formats.md section 9) and server-side one-time codes.
 
-Two unrelated halves under one name:
+Three parts under one name:
 
 - ``_encrypted``: the client/server HPKE envelopes. The server hands out an
   ``otpEncryptionTargetBundle`` (:func:`seal_target_bundle`); the client verifies it against the
   pinned signer and seals the code to it (:func:`encrypt_otp_code`); the server opens the
   ``encryptedOtpBundle`` (:func:`decrypt_otp_bundle`). The checks live in
   rust/core/src/envelope.rs.
+- ``_login``: the OTP login with its second leg, :class:`OtpLogin`: open the encrypted OTP
+  bundle, check the code, answer with a signed-retry challenge over a verification token bound
+  to the client's target key, and accept only that key's stamp; the key becomes the session
+  key.
 - ``_codes``: the plain flow's rate-limited code service, :class:`OneTimeCodes`, with its
   stores (:class:`MemoryStore`, :class:`SqliteStore`, :class:`RedisStore`,
   :class:`PostgresStore`): the classes of ``ewc.stores``, so one store object serves these
@@ -25,6 +29,7 @@ from ._encrypted import (
     encrypt_otp_code,
     seal_target_bundle,
 )
+from ._login import OtpLogin, OtpLoginChallenge, OtpLoginSession
 
 __all__ = [
     "SANDBOX_CODE",
@@ -32,6 +37,9 @@ __all__ = [
     "IssuedCode",
     "MemoryStore",
     "OneTimeCodes",
+    "OtpLogin",
+    "OtpLoginChallenge",
+    "OtpLoginSession",
     "OtpRateLimited",
     "OtpStore",
     "OtpSubmission",

@@ -110,7 +110,10 @@ class OneTimeCodes:
         min_reissue_interval_seconds: the least time between two codes for one credential.
         max_issues: at most this many codes per credential in one window.
         issue_window_seconds: the length of that window.
-        clock: seconds since the epoch.
+        clock: seconds since the epoch, for tests. None (the default) lets the store judge
+            each issue by its own clock, read inside its atomic section (so a request that
+            waited for the store is judged when it takes effect), and checks attempts against
+            ``time.time``.
         sandbox: accept ``000000`` (see ``ewc.policy``; None means the process default).
     """
 
@@ -124,7 +127,7 @@ class OneTimeCodes:
         min_reissue_interval_seconds: float = 30,
         max_issues: int = 5,
         issue_window_seconds: float = 3600,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
         sandbox: bool | Environment | None = None,
     ) -> None:
         if not isinstance(hash_key, (bytes, bytearray)) or len(hash_key) < 16:
@@ -179,13 +182,13 @@ class OneTimeCodes:
         credential_id = self._credential(credential_id)
         code = f"{secrets.randbelow(10**6):06d}"
         issue_id = uuid.uuid4().hex
-        now_ms = round(self._clock() * 1000)
-        expires_at_ms = now_ms + self._ttl_ms
-        new = NewCode(self._hash(credential_id, issue_id, code), issue_id, expires_at_ms)
-        wait_ms = self.store.issue(credential_id, new, now_ms, self._limits)
-        if wait_ms:
-            raise OtpRateLimited(max(1, math.ceil(wait_ms / 1000)))
-        expires_at = datetime.fromtimestamp(expires_at_ms / 1000, tz=timezone.utc)
+        code_hash = self._hash(credential_id, issue_id, code)
+        now_ms = None if self._clock is None else round(self._clock() * 1000)
+        new = NewCode(code_hash, issue_id, ttl_ms=self._ttl_ms)
+        outcome = self.store.issue(credential_id, new, now_ms, self._limits)
+        if outcome.retry_after_ms:
+            raise OtpRateLimited(max(1, math.ceil(outcome.retry_after_ms / 1000)))
+        expires_at = datetime.fromtimestamp(outcome.expires_at_ms / 1000, tz=timezone.utc)
         return IssuedCode(credential_id=credential_id, code=code, expires_at=expires_at)
 
     def verify(self, credential_id: str, code: str) -> VerifiedCode:
@@ -201,9 +204,8 @@ class OneTimeCodes:
             return VerifiedCode(credential_id=credential_id, sandbox=True)
         if not isinstance(code, str) or len(code) != 6 or not (code.isascii() and code.isdigit()):
             raise _invalid()
-        status, state = self.store.attempt(
-            credential_id, round(self._clock() * 1000), self.max_attempts
-        )
+        now = time.time() if self._clock is None else self._clock()
+        status, state = self.store.attempt(credential_id, round(now * 1000), self.max_attempts)
         if status != "ok" or state is None:
             raise _invalid(*_ATTEMPT_FAILURES.get(status, _ATTEMPT_FAILURES["not_issued"]))
         candidate = self._hash(credential_id, state.issue_id, code)

@@ -9,6 +9,10 @@ Stores: ``MemoryStore`` (default, one process), ``SqliteStore(path)`` (one host,
 restarts), ``RedisStore(url)`` and ``PostgresStore(dsn)`` (many hosts; the ``redis`` and
 ``postgres`` extras), from ``ewc.stores``:
 the same classes as ``ewc.otp``'s, so one store object can serve both.
+
+A challenge can also be over a caller-given payload for exactly one signer:
+``SignedRetry.issue_payload`` (for instance the OTP login's verification token, bound to the
+client's target key) and ``SignedRetry.verify_payload``, which accepts a stamp by that key only.
 """
 
 from __future__ import annotations
@@ -17,13 +21,20 @@ from ..stores import ChallengeRecord, MemoryStore, PostgresStore, RedisStore, Sq
 from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, ensure_credential_remains
 from ._operations import CREDENTIAL_TYPES, Operation
-from ._protocol import SignedRequestChallenge, SignedRetry, VerifiedRetry
+from ._protocol import (
+    PayloadChallenge,
+    SignedRequestChallenge,
+    SignedRetry,
+    VerifiedPayload,
+    VerifiedRetry,
+)
 
 __all__ = [
     "CREDENTIAL_TYPES",
     "ChallengeRecord",
     "MemoryStore",
     "Operation",
+    "PayloadChallenge",
     "PostgresStore",
     "RedisStore",
     "SessionKeys",
@@ -31,6 +42,7 @@ __all__ = [
     "SignedRetry",
     "SqliteStore",
     "Store",
+    "VerifiedPayload",
     "VerifiedRetry",
     "ensure_credential_remains",
 ]

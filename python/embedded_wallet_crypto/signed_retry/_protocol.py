@@ -22,13 +22,14 @@ from typing import Any
 
 from .._types import KeyLike
 from ..errors import SignedRetryError, StampError
-from ..keys import key_text, same_public_key
+from ..keys import compress_public_key, key_text, same_public_key
 from ..policy import Environment
 from ..stamps import verify_stamp
 from ..stores import ChallengeRecord, MemoryStore, StoreError
 from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, session_credentials
 from ._operations import (
+    CREDENTIAL_TYPES,
     Operation,
     build_payload,
     checked_parameters,
@@ -36,9 +37,18 @@ from ._operations import (
     resolve_operation,
 )
 
-__all__ = ["SignedRequestChallenge", "SignedRetry", "VerifiedRetry"]
+__all__ = [
+    "PayloadChallenge",
+    "SignedRequestChallenge",
+    "SignedRetry",
+    "VerifiedPayload",
+    "VerifiedRetry",
+]
 
 _MAX_REQUEST_ID_LENGTH = 200
+#: The ``operation`` stored for a challenge over a caller-given payload (not an Operation name).
+SIGNED_PAYLOAD = "SIGNED_PAYLOAD"
+_MAX_PAYLOAD_LENGTH = 64 * 1024
 _MAX_SECONDS = 10**9  # about 30 years
 
 
@@ -102,6 +112,41 @@ class VerifiedRetry:
     session_public_key: str  # compressed hex; "" for the sandbox stamp
     session_credential_id: str | None
     bound_client_public_key: str | None
+
+
+@dataclass(frozen=True)
+class PayloadChallenge:
+    """The 202 response of :meth:`SignedRetry.issue_payload`: a challenge over a caller-given
+    payload that only ``signer_public_key`` (compressed hex) may stamp."""
+
+    payload_to_sign: str
+    request_id: str
+    expires_at: datetime
+    type: str | None
+    signer_public_key: str
+
+    def to_response(self) -> dict[str, str]:
+        """The interface's SignedRequestChallenge body (``expiresAt`` in UTC, milliseconds)."""
+        body = {
+            "payloadToSign": self.payload_to_sign,
+            "requestId": self.request_id,
+            "expiresAt": self.expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }
+        if self.type is not None:
+            body["type"] = self.type
+        return body
+
+
+@dataclass(frozen=True)
+class VerifiedPayload:
+    """An accepted answer to a :class:`PayloadChallenge`: the payload, stamped by exactly the
+    expected signer (``signer_public_key``, compressed hex)."""
+
+    request_id: str
+    account_id: str
+    type: str | None
+    payload_to_sign: str
+    signer_public_key: str
 
 
 class SignedRetry:
@@ -204,6 +249,151 @@ class SignedRetry:
             operation=op,
         )
 
+    def issue_payload(
+        self,
+        *,
+        account_id: str,
+        payload_to_sign: str,
+        signer_public_key: KeyLike,
+        credential_type: str | None = None,
+    ) -> PayloadChallenge:
+        """Leg one over a caller-given payload, for exactly one signer.
+
+        The challenge's ``payloadToSign`` is ``payload_to_sign`` as given (for the OTP login's
+        second leg, the verification token); only a stamp by ``signer_public_key`` answers it,
+        through :meth:`verify_payload`. The store keeps the payload and the signer with the
+        request id: single use, expiring after ``ttl_seconds``, atomic across processes like
+        every challenge.
+
+        Args:
+            account_id: the internal account the retry is for (checked again when
+                :meth:`verify_payload` is given one).
+            payload_to_sign: the exact text to stamp (1 to 65536 characters of Unicode text).
+            signer_public_key: the one P-256 key (SEC1, hex or bytes) whose stamp is accepted.
+            credential_type: the challenge's ``type`` (OAUTH, EMAIL_OTP, PASSKEY), or None.
+
+        Raises:
+            SignedRetryError: ``INVALID_PARAMETERS`` (400).
+            InvalidKey: ``signer_public_key`` is not a valid P-256 key.
+        """
+        if not isinstance(account_id, str) or not account_id:
+            raise _fail("account_id must be a non-empty string", "INVALID_PARAMETERS", 400)
+        if (
+            not isinstance(payload_to_sign, str)
+            or not 0 < len(payload_to_sign) <= _MAX_PAYLOAD_LENGTH
+            or not _is_unicode(payload_to_sign)
+        ):
+            raise _fail(
+                f"payload_to_sign must be Unicode text of 1 to {_MAX_PAYLOAD_LENGTH} characters",
+                "INVALID_PARAMETERS",
+                400,
+            )
+        if credential_type is not None and credential_type not in CREDENTIAL_TYPES:
+            raise _fail(
+                f"credential_type must be one of {', '.join(CREDENTIAL_TYPES)}",
+                "INVALID_PARAMETERS",
+                400,
+            )
+        signer = compress_public_key(signer_public_key).hex()
+        record = ChallengeRecord(
+            request_id=self._id_factory(),
+            account_id=account_id,
+            operation=SIGNED_PAYLOAD,
+            credential_type=credential_type,
+            payload_to_sign=payload_to_sign,
+            bound_client_public_key=None,
+            expires_at_ms=self._now_ms() + self._ttl_ms,
+            expected_signer=signer,
+        )
+        self.store.put(record, self._keep_seconds)
+        return PayloadChallenge(
+            payload_to_sign=payload_to_sign,
+            request_id=record.request_id,
+            expires_at=_utc(record.expires_at_ms),
+            type=credential_type,
+            signer_public_key=signer,
+        )
+
+    def verify_payload(
+        self,
+        *,
+        request_id: str | None,
+        stamp: str | None,
+        account_id: str | None = None,
+    ) -> VerifiedPayload:
+        """Leg two of :meth:`issue_payload`: the stamp must be over the stored payload and by
+        exactly the expected signer (not any session key of the account); then the request id
+        is claimed (single use, atomic across processes sharing the store). The sandbox stamp
+        names no key, so it never answers such a challenge.
+
+        Args:
+            request_id: the ``Request-Id`` header (None or "" when absent).
+            stamp: the ``Service-Wallet-Signature`` header (None or "" when absent).
+            account_id: when given, the account the challenge was issued for.
+
+        Returns:
+            A :class:`VerifiedPayload`: the payload and its signer (compressed hex).
+
+        Raises:
+            StampError: ``WALLET_SIGNATURE_MISSING``, ``WALLET_SIGNATURE_MALFORMED``,
+                ``WALLET_SIGNATURE_INVALID`` (not over the stored payload) or
+                ``WALLET_SIGNATURE_KEY_MISMATCH`` (by another key), all 401.
+            SignedRetryError: ``REQUEST_ID_MISSING``, ``REQUEST_ID_UNKNOWN`` (also a request id
+                of an operation challenge, which :meth:`verify` answers),
+                ``REQUEST_ID_ACCOUNT_MISMATCH``, ``REQUEST_ID_USED``, ``REQUEST_ID_EXPIRED``
+                (all 401); ``STORE_UNAVAILABLE`` (503).
+        """
+        record, now_ms = self._headers_and_record(request_id, stamp, account_id)
+        if record.expected_signer is None:
+            raise _fail(
+                "the request id was issued for an operation, not for a signed payload",
+                "REQUEST_ID_UNKNOWN",
+            )
+        signer = verify_stamp(stamp, record.payload_to_sign)
+        if signer.public_key != record.expected_signer:
+            raise StampError(
+                "the stamp was not made by the key this challenge was issued to",
+                "WALLET_SIGNATURE_KEY_MISMATCH",
+                401,
+            )
+        self._claim(record, now_ms)
+        return VerifiedPayload(
+            request_id=record.request_id,
+            account_id=record.account_id,
+            type=record.credential_type,
+            payload_to_sign=record.payload_to_sign,
+            signer_public_key=signer.public_key,
+        )
+
+    def _headers_and_record(
+        self, request_id: str | None, stamp: str | None, account_id: str | None
+    ) -> tuple[ChallengeRecord, int]:
+        """The checks every retry starts with: both headers present, the record stored, for
+        the account when given, unclaimed and unexpired; returns the record and "now"."""
+        if stamp is None or _empty(stamp):
+            raise StampError(
+                "the Service-Wallet-Signature header is missing", "WALLET_SIGNATURE_MISSING", 401
+            )
+        if request_id is None or _empty(request_id):
+            raise _fail(
+                "a Service-Wallet-Signature needs its Request-Id header", "REQUEST_ID_MISSING"
+            )
+        record = self._stored(request_id)
+        if account_id is not None and record.account_id != account_id:
+            raise _fail(
+                "the request id was issued for another account", "REQUEST_ID_ACCOUNT_MISMATCH"
+            )
+        now_ms = self._now_ms()
+        self._check_usable(record, now_ms)
+        return record, now_ms
+
+    def _claim(self, record: ChallengeRecord, now_ms: int) -> None:
+        """Claim the id (atomic in the store); a lost claim says why."""
+        if not self.store.claim(record.request_id, now_ms):
+            latest = self.store.get(record.request_id)
+            self._check_usable(latest if latest is not None else record.as_claimed(), now_ms)
+            raise _fail("the request id has already been used", "REQUEST_ID_USED")
+
     def verify(
         self,
         *,
@@ -236,21 +426,12 @@ class SignedRetry:
                 ``SESSION_CREDENTIAL_UNKNOWN`` (all 401); ``STORE_UNAVAILABLE`` (503).
             InvalidKey: a key in ``account_session_keys`` is malformed.
         """
-        if stamp is None or _empty(stamp):
-            raise StampError(
-                "the Service-Wallet-Signature header is missing", "WALLET_SIGNATURE_MISSING", 401
-            )
-        if request_id is None or _empty(request_id):
+        record, now_ms = self._headers_and_record(request_id, stamp, account_id)
+        if record.expected_signer is not None:
             raise _fail(
-                "a Service-Wallet-Signature needs its Request-Id header", "REQUEST_ID_MISSING"
+                "the request id was issued for a signed payload; verify it with verify_payload",
+                "REQUEST_ID_UNKNOWN",
             )
-        record = self._stored(request_id)
-        if account_id is not None and record.account_id != account_id:
-            raise _fail(
-                "the request id was issued for another account", "REQUEST_ID_ACCOUNT_MISMATCH"
-            )
-        now_ms = self._now_ms()
-        self._check_usable(record, now_ms)
         operation, parameters = _stored_request(record)
         signer = verify_stamp(stamp, record.payload_to_sign, sandbox=self.sandbox)
         credential_id = None
@@ -259,12 +440,9 @@ class SignedRetry:
             if operation is Operation.REVOKE_CREDENTIAL:
                 self._check_other_credential(credential_id, parameters["authenticatorIds"])
         self._check_bound_key(record, request_body_client_public_key)
-        if not self.store.claim(request_id, now_ms):
-            latest = self.store.get(request_id)
-            self._check_usable(latest if latest is not None else record.as_claimed(), now_ms)
-            raise _fail("the request id has already been used", "REQUEST_ID_USED")
+        self._claim(record, now_ms)
         return VerifiedRetry(
-            request_id=request_id,
+            request_id=record.request_id,
             account_id=record.account_id,
             operation=operation,
             type=record.credential_type,

@@ -26,6 +26,7 @@ from ._records import (
     CodeState,
     CodeStore,
     IssueLimits,
+    IssueOutcome,
     NewCode,
     StoreError,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "CodeState",
     "CodeStore",
     "IssueLimits",
+    "IssueOutcome",
     "MemoryStore",
     "NewCode",
     "PostgresStore",

@@ -11,6 +11,7 @@ store repeats them in Lua, as it must run them inside the server.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, Protocol
@@ -24,9 +25,11 @@ __all__ = [
     "CodeState",
     "CodeStore",
     "IssueLimits",
+    "IssueOutcome",
     "NewCode",
     "StoreError",
     "attempt_status",
+    "decide_issue",
     "issue_window",
     "request_id_conflict",
     "state_from_fields",
@@ -34,6 +37,7 @@ __all__ = [
     "store_corrupt",
     "store_not_durable",
     "store_unavailable",
+    "wall_clock_ms",
 ]
 
 
@@ -85,7 +89,11 @@ def store_key_invalid() -> StoreError:
 @dataclass(frozen=True)
 class ChallengeRecord:
     """One issued challenge: the exact payload, who may answer it, until when, and whether an
-    answer has already been accepted (``claimed``)."""
+    answer has already been accepted (``claimed``).
+
+    ``expected_signer`` (compressed hex) is set for a challenge over a caller-given payload
+    (``SignedRetry.issue_payload``): only a stamp by exactly that key answers it. Records
+    without it are written as before, so a store shared with an earlier release reads them."""
 
     request_id: str
     account_id: str
@@ -95,11 +103,15 @@ class ChallengeRecord:
     bound_client_public_key: str | None
     expires_at_ms: int
     claimed: bool = False
+    expected_signer: str | None = None
 
     def to_json(self) -> str:
-        """Everything but ``claimed``, which each store keeps apart to flip it atomically."""
+        """Everything but ``claimed``, which each store keeps apart to flip it atomically
+        (and ``expected_signer`` only when set)."""
         fields = asdict(self)
         del fields["claimed"]
+        if fields["expected_signer"] is None:
+            del fields["expected_signer"]
         return json.dumps(fields, separators=(",", ":"), sort_keys=True)
 
     @classmethod
@@ -114,6 +126,7 @@ class ChallengeRecord:
             isinstance(record.payload_to_sign, str)
             and isinstance(record.account_id, str)
             and isinstance(record.expires_at_ms, int)
+            and isinstance(record.expected_signer, (str, type(None)))
         ):
             raise store_corrupt("a stored signed-retry challenge is corrupt")
         return record
@@ -170,11 +183,63 @@ class IssueLimits:
 
 @dataclass(frozen=True)
 class NewCode:
-    """A code being issued: its keyed hash, the id of this issue, and when it expires."""
+    """A code being issued: its keyed hash, the id of this issue, and when it expires: at
+    ``expires_at_ms`` when given, else ``ttl_ms`` after the time the store judges the issue at
+    (see :meth:`CodeStore.issue`)."""
 
     code_hash: str
     issue_id: str
-    expires_at_ms: int
+    expires_at_ms: int | None = None
+    ttl_ms: int = 0
+
+    def expiry(self, now_ms: int) -> int:
+        """When the code expires if issued at ``now_ms``."""
+        return self.expires_at_ms if self.expires_at_ms is not None else now_ms + self.ttl_ms
+
+
+@dataclass(frozen=True)
+class IssueOutcome:
+    """What :meth:`CodeStore.issue` decided: ``retry_after_ms`` is 0 when the code was issued,
+    else the milliseconds until an issue would be allowed; ``now_ms`` is the time the decision
+    was taken at (the store's own clock, read inside its atomic section, unless the caller
+    gave one); ``expires_at_ms`` is the issued code's expiry (0 when refused)."""
+
+    retry_after_ms: int
+    now_ms: int
+    expires_at_ms: int = 0
+
+    @property
+    def issued(self) -> bool:
+        return self.retry_after_ms == 0
+
+
+def decide_issue(
+    state: CodeState | None, code: NewCode, now_ms: int, limits: IssueLimits
+) -> tuple[IssueOutcome, CodeState | None, int]:
+    """The outcome of an issue at ``now_ms``, the state to write (None when refused) and the
+    time the store may forget it: :func:`issue_window`, applied by the Python stores."""
+    retry_after_ms, window_start_ms, window_issues = issue_window(state, now_ms, limits)
+    if retry_after_ms:
+        return IssueOutcome(retry_after_ms, now_ms), None, 0
+    expires_at_ms = code.expiry(now_ms)
+    written = CodeState(
+        code_hash=code.code_hash,
+        issue_id=code.issue_id,
+        expires_at_ms=expires_at_ms,
+        attempts=0,
+        used=False,
+        window_start_ms=window_start_ms,
+        window_issues=window_issues,
+        last_issue_ms=now_ms,
+    )
+    forget_at_ms = max(expires_at_ms, now_ms + limits.forget_after_ms)
+    return IssueOutcome(0, now_ms, expires_at_ms), written, forget_at_ms
+
+
+def wall_clock_ms() -> int:
+    """The store's own clock for a Python-side store, in milliseconds since the epoch (read
+    inside the atomic section)."""
+    return time.time_ns() // 1_000_000
 
 
 @dataclass(frozen=True)
@@ -247,9 +312,19 @@ class CodeStore(Protocol):
     share the store; failures of the backing service raise :class:`StoreError` code
     ``STORE_UNAVAILABLE`` (503)."""
 
-    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
-        """Replace the credential's code if :func:`issue_window` allows it; returns 0 when it
-        did, else the milliseconds until an issue would be allowed."""
+    def issue(
+        self, key: str, code: NewCode, now_ms: int | None, limits: IssueLimits
+    ) -> IssueOutcome:
+        """Replace the credential's code if :func:`issue_window` allows it at "now".
+
+        With ``now_ms=None`` (what :class:`~embedded_wallet_crypto.otp.OneTimeCodes` passes
+        unless it was given a clock), "now" is the store's own clock read inside the atomic
+        section that reads the counters and writes the code (Redis ``TIME`` in the script,
+        PostgreSQL ``clock_timestamp()`` after the credential's lock, SQLite after ``BEGIN
+        IMMEDIATE``, the memory store under its lock): a request that waited in flight or for
+        the lock is judged when it takes effect, so two codes are never issued closer than the
+        interval. A caller-given ``now_ms`` (a test's clock) is used as given. The outcome
+        carries the "now" used and the code's expiry computed from it."""
         ...
 
     def attempt(

@@ -13,10 +13,12 @@ from ._records import (
     ChallengeRecord,
     CodeState,
     IssueLimits,
+    IssueOutcome,
     NewCode,
     attempt_status,
-    issue_window,
+    decide_issue,
     request_id_conflict,
+    wall_clock_ms,
 )
 
 __all__ = ["MemoryStore"]
@@ -66,28 +68,22 @@ class MemoryStore:
 
     # --- one-time codes (CodeStore) -------------------------------------------------------
 
-    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+    def issue(
+        self, key: str, code: NewCode, now_ms: int | None, limits: IssueLimits
+    ) -> IssueOutcome:
         with self._lock:
+            if now_ms is None:
+                now_ms = wall_clock_ms()  # under the lock: the time this issue takes effect
             for forgotten in [k for k, at in self._state_forget_at_ms.items() if at <= now_ms]:
                 del self._state_forget_at_ms[forgotten]
                 self._states.pop(forgotten, None)
-            retry_after_ms, window_start_ms, window_issues = issue_window(
-                self._states.get(key), now_ms, limits
+            outcome, written, forget_at_ms = decide_issue(
+                self._states.get(key), code, now_ms, limits
             )
-            if retry_after_ms:
-                return retry_after_ms
-            self._states[key] = CodeState(
-                code_hash=code.code_hash,
-                issue_id=code.issue_id,
-                expires_at_ms=code.expires_at_ms,
-                attempts=0,
-                used=False,
-                window_start_ms=window_start_ms,
-                window_issues=window_issues,
-                last_issue_ms=now_ms,
-            )
-            self._state_forget_at_ms[key] = max(code.expires_at_ms, now_ms + limits.forget_after_ms)
-            return 0
+            if written is not None:
+                self._states[key] = written
+                self._state_forget_at_ms[key] = forget_at_ms
+            return outcome
 
     def attempt(
         self, key: str, now_ms: int, max_attempts: int

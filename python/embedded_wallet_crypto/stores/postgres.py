@@ -6,7 +6,8 @@ A challenge's claim is one ``UPDATE ... WHERE NOT claimed AND expires_at_ms > %s
 locks the row, and a concurrent claim re-checks the condition on the committed row, so exactly
 one claim changes it (rowcount 1). A code's issue runs in one transaction that first takes a
 transaction-scoped advisory lock on the credential (a row lock cannot cover a row that does
-not exist yet), then reads the counters, applies :func:`issue_window` and writes. An attempt
+not exist yet), then reads the server's clock (``clock_timestamp()``) and the counters, applies
+:func:`issue_window` and writes. An attempt
 is one ``UPDATE ... RETURNING``; a consume one ``UPDATE`` whose rowcount says who won.
 
 Every statement commits before it returns, and the commit waits for its WAL record to reach
@@ -29,10 +30,11 @@ from ._records import (
     ChallengeRecord,
     CodeState,
     IssueLimits,
+    IssueOutcome,
     NewCode,
     StoreError,
     attempt_status,
-    issue_window,
+    decide_issue,
     request_id_conflict,
     state_from_fields,
     store_config_invalid,
@@ -80,6 +82,9 @@ _COUNT_ATTEMPT = (
     "RETURNING code_hash, issue_id, expires_at_ms, attempts, used, window_start_ms, "
     "window_issues, last_issue_ms"
 )
+# The server's clock in milliseconds; clock_timestamp() is the time of the call (now() would be
+# the start of the transaction, before the lock was granted).
+_NOW_MS = "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 _WRITE_CODE = (
     "INSERT INTO ewc_otp_codes VALUES (%s, %s, %s, %s, 0, 0, %s, %s, %s, %s) "
     "ON CONFLICT (credential) DO UPDATE SET code_hash = EXCLUDED.code_hash, "
@@ -252,37 +257,43 @@ class PostgresStore:
 
     # --- one-time codes (CodeStore) -------------------------------------------------------
 
-    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+    def issue(
+        self, key: str, code: NewCode, now_ms: int | None, limits: IssueLimits
+    ) -> IssueOutcome:
         if not (_storable(key) and _storable(code.code_hash) and _storable(code.issue_id)):
             raise _unstorable()
         with self._failures():
             connection = self._connection()
             if time.time() >= self._next_purge:
                 self._next_purge = time.time() + _PURGE_INTERVAL_SECONDS
-                connection.execute("DELETE FROM ewc_otp_codes WHERE forget_at_ms <= %s", (now_ms,))
+                connection.execute(
+                    "DELETE FROM ewc_otp_codes WHERE forget_at_ms <= %s",
+                    (time.time_ns() // 1_000_000 if now_ms is None else now_ms,),
+                )
             with connection.transaction():
                 connection.execute(
                     "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ("ewc-otp:" + key,)
                 )
+                if now_ms is None:  # holding the credential's lock: when this takes effect
+                    clock = connection.execute(_NOW_MS).fetchone()
+                    now_ms = int(clock[0])
                 row = connection.execute(_SELECT_CODE, (key,)).fetchone()
-                retry_after_ms, window_start_ms, window_issues = issue_window(
-                    _state(row), now_ms, limits
-                )
-                if not retry_after_ms:
+                outcome, written, forget_at_ms = decide_issue(_state(row), code, now_ms, limits)
+                if written is not None:
                     connection.execute(
                         _WRITE_CODE,
                         (
                             key,
-                            code.code_hash,
-                            code.issue_id,
-                            code.expires_at_ms,
-                            window_start_ms,
-                            window_issues,
-                            now_ms,
-                            max(code.expires_at_ms, now_ms + limits.forget_after_ms),
+                            written.code_hash,
+                            written.issue_id,
+                            written.expires_at_ms,
+                            written.window_start_ms,
+                            written.window_issues,
+                            written.last_issue_ms,
+                            forget_at_ms,
                         ),
                     )
-        return retry_after_ms
+        return outcome
 
     def attempt(
         self, key: str, now_ms: int, max_attempts: int

@@ -6,7 +6,8 @@ Redis deletes by its TTL. Storing and claiming are Lua scripts, which Redis runs
 claim checks the expiry and sets ``claimed`` with HSETNX, so exactly one concurrent claim wins.
 
 Each credential's code is a hash as well; issue, attempt and consume are Lua scripts, and the
-hash expires by its TTL once the code is dead and the re-issue window has passed.
+hash expires by its TTL once the code is dead and the re-issue window has passed. The issue
+script reads the server's ``TIME`` itself, so an issue is judged when Redis runs it.
 
 Durability: with the append-only file on and ``appendfsync always``, a claimed id or a used
 code is on disk before Redis answers, so it stays so across a crash. The constructor checks
@@ -27,6 +28,7 @@ from ._records import (
     ChallengeRecord,
     CodeState,
     IssueLimits,
+    IssueOutcome,
     NewCode,
     StoreError,
     request_id_conflict,
@@ -56,28 +58,38 @@ return redis.call('HSETNX', KEYS[1], 'claimed', '1')
 """
 
 # --- code scripts ---
-# The same rules as _records.issue_window. KEYS[1] the credential; ARGV now_ms, code_hash,
-# issue_id, expires_at_ms, min_interval_ms, window_ms, max_issues, ttl_ms.
-# Returns 0 when issued, else the milliseconds to wait.
+# The same rules as _records.issue_window. KEYS[1] the credential; ARGV now_ms ('' for the
+# server's TIME, read here, inside the script, which Redis runs atomically), code_hash, issue_id,
+# expires_at_ms ('' for now + ttl_ms), ttl_ms, min_interval_ms, window_ms, max_issues,
+# forget_after_ms. Returns {retry_after_ms (0 when issued), now_ms, expires_at_ms}.
 _ISSUE = """
-local now = tonumber(ARGV[1])
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+else
+  now = tonumber(ARGV[1])
+end
 local window_start, window_issues = now, 1
 local last = redis.call('HGET', KEYS[1], 'last_issue_ms')
 if last then
   local since = now - tonumber(last)
-  if since < tonumber(ARGV[5]) then return tonumber(ARGV[5]) - since end
+  if since < tonumber(ARGV[6]) then return {tonumber(ARGV[6]) - since, now, 0} end
   local start = tonumber(redis.call('HGET', KEYS[1], 'window_start_ms'))
   local issues = tonumber(redis.call('HGET', KEYS[1], 'window_issues'))
-  if now - start < tonumber(ARGV[6]) then
-    if issues >= tonumber(ARGV[7]) then return start + tonumber(ARGV[6]) - now end
+  if now - start < tonumber(ARGV[7]) then
+    if issues >= tonumber(ARGV[8]) then return {start + tonumber(ARGV[7]) - now, now, 0} end
     window_start, window_issues = start, issues + 1
   end
 end
+local expires_at = now + tonumber(ARGV[5])
+if ARGV[4] ~= '' then expires_at = tonumber(ARGV[4]) end
 redis.call('HSET', KEYS[1], 'code_hash', ARGV[2], 'issue_id', ARGV[3],
-  'expires_at_ms', ARGV[4], 'attempts', 0, 'used', 0, 'window_start_ms', window_start,
-  'window_issues', window_issues, 'last_issue_ms', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[8])
-return 0
+  'expires_at_ms', string.format('%d', expires_at), 'attempts', 0, 'used', 0,
+  'window_start_ms', string.format('%d', window_start), 'window_issues', window_issues,
+  'last_issue_ms', string.format('%d', now))
+redis.call('PEXPIRE', KEYS[1], math.max(1, expires_at - now, tonumber(ARGV[9])))
+return {0, now, expires_at}
 """
 # The same rules as _records.attempt_status. KEYS[1] the credential; ARGV now_ms, max_attempts.
 # Returns {status} or {'ok', the fields of CodeState after counting the attempt}.
@@ -216,19 +228,26 @@ class RedisStore:
 
     # --- one-time codes (CodeStore) -------------------------------------------------------
 
-    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
-        ttl_ms = max(1, math.ceil(max(code.expires_at_ms - now_ms, limits.forget_after_ms)))
+    def issue(
+        self, key: str, code: NewCode, now_ms: int | None, limits: IssueLimits
+    ) -> IssueOutcome:
         args = [
-            now_ms,
+            "" if now_ms is None else now_ms,
             code.code_hash,
             code.issue_id,
-            code.expires_at_ms,
+            "" if code.expires_at_ms is None else code.expires_at_ms,
+            code.ttl_ms,
             limits.min_interval_ms,
             limits.window_ms,
             limits.max_issues,
-            ttl_ms,
+            limits.forget_after_ms,
         ]
-        return int(self._call(self._issue, keys=[self.code_prefix + key], args=args))
+        reply = self._call(self._issue, keys=[self.code_prefix + key], args=args)
+        try:
+            retry_after_ms, decided_ms, expires_at_ms = (int(field) for field in reply)
+        except (TypeError, ValueError):
+            raise store_corrupt("a stored one-time code record is corrupt") from None
+        return IssueOutcome(retry_after_ms, decided_ms, expires_at_ms)
 
     def attempt(
         self, key: str, now_ms: int, max_attempts: int

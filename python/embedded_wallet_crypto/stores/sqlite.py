@@ -3,8 +3,9 @@ the host; two tables, ``signed_retry_challenges`` and ``otp_codes``.
 
 A challenge's claim is one ``UPDATE ... WHERE claimed = 0 AND expires_at_ms > ?``: SQLite runs
 writers one at a time, so of any number of concurrent claims exactly one changes the row
-(rowcount 1). A code's issue runs in a ``BEGIN IMMEDIATE`` transaction (read the counters,
-decide, write), so two concurrent issues are serialised; an attempt is one
+(rowcount 1). A code's issue runs in a ``BEGIN IMMEDIATE`` transaction (read the clock and
+the counters, decide, write), so two concurrent issues are serialised and each is judged at
+the time it takes effect; an attempt is one
 ``UPDATE ... RETURNING`` that counts it only while the code is unused, unexpired and below the
 limit; the consume is one ``UPDATE`` whose rowcount says which caller won.
 
@@ -26,12 +27,14 @@ from ._records import (
     ChallengeRecord,
     CodeState,
     IssueLimits,
+    IssueOutcome,
     NewCode,
     attempt_status,
-    issue_window,
+    decide_issue,
     request_id_conflict,
     state_from_fields,
     store_key_invalid,
+    wall_clock_ms,
 )
 
 __all__ = ["SqliteStore"]
@@ -159,28 +162,30 @@ class SqliteStore:
 
     # --- one-time codes (CodeStore) -------------------------------------------------------
 
-    def issue(self, key: str, code: NewCode, now_ms: int, limits: IssueLimits) -> int:
+    def issue(
+        self, key: str, code: NewCode, now_ms: int | None, limits: IssueLimits
+    ) -> IssueOutcome:
         connection = self._connection()
         try:
             connection.execute("BEGIN IMMEDIATE")
             try:
+                if now_ms is None:
+                    now_ms = wall_clock_ms()  # holding the write lock: when this takes effect
                 connection.execute("DELETE FROM otp_codes WHERE forget_at_ms <= ?", (now_ms,))
                 row = connection.execute(_SELECT_CODE, (key,)).fetchone()
-                retry_after_ms, window_start_ms, window_issues = issue_window(
-                    _state(row), now_ms, limits
-                )
-                if not retry_after_ms:
+                outcome, written, forget_at_ms = decide_issue(_state(row), code, now_ms, limits)
+                if written is not None:
                     connection.execute(
                         "INSERT OR REPLACE INTO otp_codes VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?)",
                         (
                             key,
-                            code.code_hash,
-                            code.issue_id,
-                            code.expires_at_ms,
-                            window_start_ms,
-                            window_issues,
-                            now_ms,
-                            max(code.expires_at_ms, now_ms + limits.forget_after_ms),
+                            written.code_hash,
+                            written.issue_id,
+                            written.expires_at_ms,
+                            written.window_start_ms,
+                            written.window_issues,
+                            written.last_issue_ms,
+                            forget_at_ms,
                         ),
                     )
                 connection.execute("COMMIT")
@@ -191,7 +196,7 @@ class SqliteStore:
             raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
-        return retry_after_ms
+        return outcome
 
     def attempt(
         self, key: str, now_ms: int, max_attempts: int

@@ -30,7 +30,15 @@ def unhex(text: object) -> bytes:
 def seeds() -> dict[str, list[bytes]]:
     out: dict[str, list[bytes]] = {
         t: []
-        for t in ("base58", "public_key", "der_signature", "stamp", "session_key", "hpke_open")
+        for t in (
+            "base58",
+            "public_key",
+            "der_signature",
+            "stamp",
+            "session_key",
+            "hpke_open",
+            "envelope",
+        )
     }
     for case in cases("base58check.json"):
         if "text" in case["inputs"]:
@@ -63,6 +71,38 @@ def seeds() -> dict[str, list[bytes]]:
         inputs = case["inputs"]
         if "enc" in inputs and "ciphertext" in inputs:
             out["hpke_open"].append(unhex(inputs["enc"]) + unhex(inputs["ciphertext"]))
+    out["envelope"] = envelope_seeds()
+    return out
+
+
+# The envelope target's first byte picks the entry point (rust/core/fuzz/fuzz_targets/envelope.rs).
+_ENVELOPE_MODES = {
+    "export_open": ("bundle", 0),
+    "otp_encrypt": ("target_bundle", 1),
+    "import_encrypt_wallet": ("import_bundle", 2),
+    "import_encrypt_private_key": ("import_bundle", 2),
+    "otp_decrypt": ("encrypted_otp_bundle", 3),
+}
+
+
+def envelope_seeds() -> list[bytes]:
+    """Each vector document under its entry point's mode byte, and as JSON for the parser
+    (mode 4), with the signed data it carries."""
+    out: list[bytes] = []
+    for name in ("export.json", "otp.json", "import.json"):
+        for case in cases(name):
+            field, mode = _ENVELOPE_MODES.get(case["operation"], (None, 0))
+            text = case["inputs"].get(field) if field else None
+            if not isinstance(text, str):
+                continue
+            document = text.encode("utf-8", "surrogatepass")
+            out += [bytes([mode]) + document, bytes([4]) + document]
+            try:
+                data = json.loads(text).get("data")
+            except (ValueError, AttributeError, RecursionError):
+                continue
+            if isinstance(data, str):
+                out.append(bytes([4]) + unhex(data))
     return out
 
 

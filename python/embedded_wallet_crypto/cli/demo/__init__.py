@@ -3,8 +3,9 @@
 Each step is a name and a function that prints what it sends through ``show`` and raises (any
 exception) when the flow misbehaves. The first steps, here, exercise the primitives; the rest
 follow one wallet through a session and a signed export retry (``_wallet``, formats.md sections
-2-5, 11), the export, OTP and import envelopes (``_envelopes``) and passkeys (``_passkeys``),
-with the attacks the server must reject. ``_show`` holds what every step shares.
+2-5, 11), the export, OTP and import envelopes (``_envelopes``), passkeys (``_passkeys``) and
+the OTP login's second leg (``_otp_login``), with the attacks the server must reject.
+``_show`` holds what every step shares.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 import embedded_wallet_crypto as ewc
 
 from ._envelopes import export_round_trip, import_round_trip, otp_round_trip
+from ._otp_login import otp_two_leg_login
 from ._passkeys import PasskeyDemo
 from ._show import Show, check, rejected, short, short_json
 from ._wallet import Wallet
@@ -124,6 +126,10 @@ def default_steps() -> list[DemoStep]:
         ("9 passkey registration with the software authenticator", passkey.register),
         ("10 passkey login bound to the client key; replays rejected", passkey.login),
         ("11 wallet and Solana key import to the enclave; forgeries rejected", import_round_trip),
+        (
+            "12 OTP login, second leg: the TEK stamps the token, becomes the session",
+            otp_two_leg_login,
+        ),
     ]
 
 
