@@ -217,3 +217,25 @@ def test_a_failing_approval_webhook(client: SandboxClient, receiver: Receiver) -
         assert len(tries) == 5  # every attempt, then it gave up
     finally:
         receiver.answers.pop("INCOMING_PAYMENT", None)
+
+
+def test_emit_queues_any_event(server: SandboxServer, receiver: Receiver, public_key: str) -> None:
+    """Other areas call ``emit`` (an invitation claim, for example): the running service's
+    worker delivers what another process queued in the shared database."""
+    from embedded_wallet_crypto.sandbox._db import Database
+    from embedded_wallet_crypto.sandbox._webhooks import emit
+
+    database = Database(server.database)
+    try:
+        with database.sessions() as session:
+            event = emit(session, "platform-test", "INVITATION_CLAIMED", {"code": "abc123"})
+            session.commit()
+    finally:
+        database.dispose()
+    assert event is not None and event.startswith("Webhook:")
+    delivered = wait_for(
+        lambda: {"e": [e for e in verified(receiver, public_key) if e["id"] == event]},
+        lambda found: bool(found["e"]),
+    )["e"]
+    assert delivered[0]["type"] == "INVITATION_CLAIMED"
+    assert delivered[0]["data"] == {"code": "abc123"}
