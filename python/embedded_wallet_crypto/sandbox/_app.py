@@ -32,6 +32,12 @@ ROUTE_MODULES: tuple[str, ...] = (
     "credentials",
     "sessions",
     "export",
+    "quotes",
+    "transactions",
+    "config",
+    "sandbox",
+    "transfers",
+    "external_accounts",
 )
 
 _STATIC = Path(__file__).parent / "static"

@@ -1,0 +1,149 @@
+"""Same-currency transfers: ``transfer_in`` (an external account pulls into an internal one)
+and ``transfer_out`` (an internal account pays an external one), with the sandbox outcomes of
+the external account's last three digits. Callable from any route."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session
+
+from ._errors import ApiError
+from ._models import Customer, InternalAccount
+from ._models_payments import ExternalAccount
+from ._payment_tables import MAX_LOCKED_AMOUNT, suffix_of, transfer_outcome
+from ._platform_config import check_amount
+from ._services import Services
+from ._transactions import debit, new_transaction, transaction_body
+
+__all__ = ["TransferIn", "TransferOut", "transfer_in", "transfer_out"]
+
+_ID = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class AccountReference(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    accountId: _ID
+
+
+class DestinationReference(AccountReference):
+    paymentRail: Annotated[str, Field(max_length=40)] | None = None
+
+
+class TransferIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    source: AccountReference
+    destination: AccountReference
+    amount: Annotated[int, Field(strict=True, ge=1, le=MAX_LOCKED_AMOUNT)]
+
+
+class TransferOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    source: AccountReference
+    destination: DestinationReference
+    amount: Annotated[int, Field(strict=True, ge=1, le=MAX_LOCKED_AMOUNT)]
+    remittanceInformation: Annotated[str, Field(max_length=80)] | None = None
+    purposeOfPayment: Annotated[str, Field(max_length=40)] | None = None
+
+
+def _internal(db: Session, account_id: str) -> InternalAccount:
+    account = db.get(InternalAccount, account_id)
+    if account is None:
+        raise ApiError(404, "NOT_FOUND", "No internal account has this id.")
+    return account
+
+
+def _external(db: Session, account_id: str) -> ExternalAccount:
+    account = db.get(ExternalAccount, account_id)
+    if account is None:
+        raise ApiError(404, "NOT_FOUND", "No external account has this id.")
+    return account
+
+
+def _same(internal: InternalAccount, external: ExternalAccount) -> None:
+    if internal.currency != external.currency:
+        raise ApiError(
+            400,
+            "CURRENCY_MISMATCH",
+            "Transfers are same-currency; use a quote to convert.",
+        )
+    if external.customer_id is not None and external.customer_id != internal.customer_id:
+        raise ApiError(400, "INVALID_INPUT", "The accounts belong to different customers.")
+
+
+def _platform_customer(db: Session, customer_id: str) -> str | None:
+    customer = db.get(Customer, customer_id)
+    return customer.platform_customer_id if customer else None
+
+
+def transfer_in(
+    db: Session, platform: str, body: TransferIn, *, services: Services, agent: str | None = None
+) -> dict[str, Any]:
+    """Pull ``amount`` from an external account into an internal one; returns the INCOMING
+    Transaction (its status follows the external account's sandbox suffix)."""
+    external = _external(db, body.source.accountId)
+    internal = _internal(db, body.destination.accountId)
+    _same(internal, external)
+    check_amount(db, internal.currency, body.amount, "INCOMING")
+    steps = transfer_outcome(suffix_of(external.identifier) if services.sandbox else "")
+    row = new_transaction(
+        db,
+        services.clock,
+        platform,
+        type="INCOMING",
+        kind="TRANSFER_IN",
+        steps=steps,
+        customer_id=internal.customer_id,
+        platform_customer_id=_platform_customer(db, internal.customer_id),
+        source_account_id=external.id,
+        source_currency=external.currency,
+        sent_amount=body.amount,
+        source_internal=False,
+        destination_account_id=internal.id,
+        destination_currency=internal.currency,
+        received_amount=body.amount,
+        destination_internal=True,
+        agent_id=agent,
+    )
+    return transaction_body(row)
+
+
+def transfer_out(
+    db: Session, platform: str, body: TransferOut, *, services: Services, agent: str | None = None
+) -> dict[str, Any]:
+    """Pay ``amount`` from an internal account to an external one (taken at once, returned on
+    failure); returns the OUTGOING Transaction."""
+    internal = _internal(db, body.source.accountId)
+    external = _external(db, body.destination.accountId)
+    _same(internal, external)
+    if internal.type == "EMBEDDED_WALLET":
+        raise ApiError(
+            400,
+            "INVALID_INPUT",
+            "An embedded wallet pays out through a quote signed with its session key.",
+        )
+    check_amount(db, internal.currency, body.amount, "OUTGOING")
+    debit(db, internal.id, body.amount)
+    steps = transfer_outcome(suffix_of(external.identifier) if services.sandbox else "")
+    row = new_transaction(
+        db,
+        services.clock,
+        platform,
+        type="OUTGOING",
+        kind="TRANSFER_OUT",
+        steps=steps,
+        customer_id=internal.customer_id,
+        platform_customer_id=_platform_customer(db, internal.customer_id),
+        source_account_id=internal.id,
+        source_currency=internal.currency,
+        sent_amount=body.amount,
+        source_internal=True,
+        destination_account_id=external.id,
+        destination_currency=external.currency,
+        received_amount=body.amount,
+        destination_internal=False,
+        agent_id=agent,
+        description=body.remittanceInformation,
+    )
+    return transaction_body(row)

@@ -1,0 +1,407 @@
+"""Quotes over real HTTP against ``ewc serve`` (time scaled so the six-minute outcome takes
+seconds): pricing, limits, immediatelyExecute, idempotency (also concurrent), expiry, every
+execution outcome row, and execution from an embedded wallet signed with a session key."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import embedded_wallet_crypto as ewc
+import pytest
+
+from ._client import SandboxClient
+from ._flows import Wallet
+from ._identity import oidc_arguments
+from ._payments import accounts, balance, fund, settled, usd_external, wait_for
+from ._server import SandboxServer
+
+#: Quotes live 5 simulated minutes (9 s here); suffix 003 completes after 6 (10.8 s).
+TIME_SCALE = 0.03
+
+
+@pytest.fixture(scope="module")
+def server(jwks_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+    running = SandboxServer(
+        tmp_path_factory.mktemp("quotes"), extra=oidc_arguments(jwks_url), time_scale=TIME_SCALE
+    )
+    running.start()
+    yield running
+    assert running.stop() == 0
+
+
+@pytest.fixture
+def customer(client: SandboxClient) -> dict[str, Any]:
+    made = client.create_customer(currencies=["USD", "EUR"])
+    found = accounts(client, made["id"])
+    fund(client, found["EUR"]["id"], 1_000_000)
+    return {"id": made["id"], **{name: a["id"] for name, a in found.items()}}
+
+
+def quote_body(source: str, destination: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "source": {"sourceType": "ACCOUNT", "accountId": source},
+        "destination": {"destinationType": "ACCOUNT", "accountId": destination},
+        "lockedCurrencySide": "SENDING",
+        "lockedCurrencyAmount": 10_000,
+        **extra,
+    }
+
+
+def test_quote_prices_with_the_fixed_tables(
+    client: SandboxClient, customer: dict[str, Any]
+) -> None:
+    response = client.post("/quotes", quote_body(customer["EUR"], customer["USD"]))
+    assert response.status_code == 201, response.text
+    quote = response.json()
+    assert quote["status"] == "PENDING"
+    assert quote["id"].startswith("Quote:") and quote["transactionId"].startswith("Transaction:")
+    assert quote["sendingCurrency"]["code"] == "EUR" and quote["receivingCurrency"]["code"] == "USD"
+    assert quote["totalSendingAmount"] == 10_000
+    # 10 EUR cents fixed (0.10 USD = 9.2 EUR cents, rounded up) + 0.5 % of the net amount:
+    # net = floor((10000 - 10) / 1.005) = 9940, converted at 0.92 EUR per USD
+    assert quote["feesIncluded"] == 10_000 - 9_940
+    assert quote["totalReceivingAmount"] == 9_940 * 100 // 92
+    assert quote["exchangeRate"] == pytest.approx(0.92)
+    assert quote["rateDetails"]["serviceApiVariableFeeRate"] == 0.005
+    locked = client.post(
+        "/quotes",
+        quote_body(customer["EUR"], customer["USD"], lockedCurrencySide="RECEIVING"),
+    ).json()
+    assert locked["totalReceivingAmount"] == 10_000
+    assert locked["totalSendingAmount"] == 9_200 + locked["feesIncluded"]
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"lockedCurrencyAmount": 9_000_000_000_000_001}, "INVALID_INPUT"),
+        ({"lockedCurrencyAmount": 0}, "INVALID_INPUT"),
+        ({"lockedCurrencyAmount": "100"}, "INVALID_INPUT"),
+        ({"lockedCurrencyAmount": 5}, "AMOUNT_TOO_SMALL"),
+        ({"lockedCurrencySide": "BOTH"}, "INVALID_INPUT"),
+    ],
+)
+def test_bad_amounts(
+    client: SandboxClient, customer: dict[str, Any], change: dict[str, Any], code: str
+) -> None:
+    response = client.post("/quotes", quote_body(customer["EUR"], customer["USD"], **change))
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == code
+
+
+def test_the_largest_locked_amount_is_accepted(
+    client: SandboxClient, customer: dict[str, Any]
+) -> None:
+    body = quote_body(customer["USD"], customer["EUR"], lockedCurrencyAmount=9_000_000_000_000_000)
+    response = client.post("/quotes", body)
+    assert response.status_code == 201, response.text
+
+
+def test_same_currency_is_refused(client: SandboxClient, customer: dict[str, Any]) -> None:
+    other = client.create_customer(currencies=["EUR"])
+    response = client.post(
+        "/quotes", quote_body(customer["EUR"], accounts(client, other["id"])["EUR"]["id"])
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "SAME_CURRENCY"
+
+
+def test_unknown_accounts_are_404(client: SandboxClient, customer: dict[str, Any]) -> None:
+    missing = "InternalAccount:00000000-0000-0000-0000-000000000000"
+    assert client.post("/quotes", quote_body(missing, customer["USD"])).status_code == 404
+    assert client.post("/quotes", quote_body(customer["EUR"], missing)).status_code == 404
+    assert client.post("/quotes/Quote:nothing/execute").status_code == 404
+
+
+def test_execute_moves_the_money(client: SandboxClient, customer: dict[str, Any]) -> None:
+    quote = client.post("/quotes", quote_body(customer["EUR"], customer["USD"])).json()
+    executed = client.post(f"/quotes/{quote['id']}/execute")
+    assert executed.status_code == 200, executed.text
+    assert executed.json()["status"] == "PROCESSING"
+    done = settled(client, quote["transactionId"])
+    assert done["status"] == "COMPLETED" and "settledAt" in done
+    assert done["type"] == "OUTGOING" and done["quoteId"] == quote["id"]
+    assert done["receivedAmount"]["amount"] == quote["totalReceivingAmount"]
+    assert balance(client, customer["id"], "EUR") == 1_000_000 - 10_000
+    assert balance(client, customer["id"], "USD") == quote["totalReceivingAmount"]
+    assert client.get(f"/quotes/{quote['id']}").json()["status"] == "COMPLETED"
+    again = client.post(f"/quotes/{quote['id']}/execute")  # executed: no second run
+    assert again.status_code == 409
+    assert again.json()["code"] == "QUOTE_ALREADY_EXECUTED"
+
+
+def test_execute_without_funds(client: SandboxClient) -> None:
+    made = client.create_customer(currencies=["USD", "EUR"])
+    found = accounts(client, made["id"])
+    quote = client.post("/quotes", quote_body(found["EUR"]["id"], found["USD"]["id"])).json()
+    response = client.post(f"/quotes/{quote['id']}/execute")
+    assert response.status_code == 400
+    assert response.json()["code"] == "INSUFFICIENT_FUNDS"
+
+
+def test_immediately_execute(client: SandboxClient, customer: dict[str, Any]) -> None:
+    body = quote_body(customer["EUR"], customer["USD"], immediatelyExecute=True)
+    quote = client.post("/quotes", body).json()
+    assert quote["status"] == "PROCESSING"
+    assert settled(client, quote["transactionId"])["status"] == "COMPLETED"
+
+
+def test_immediately_execute_is_refused_for_an_embedded_wallet(
+    client: SandboxClient, customer: dict[str, Any]
+) -> None:
+    body = quote_body(customer["WALLET"], customer["USD"], immediatelyExecute=True)
+    response = client.post("/quotes", body)
+    assert response.status_code == 400
+    assert response.json()["code"] == "IMMEDIATE_EXECUTION_NOT_SUPPORTED"
+
+
+def test_idempotency_key_returns_the_first_response(
+    client: SandboxClient, customer: dict[str, Any]
+) -> None:
+    body = quote_body(customer["EUR"], customer["USD"])
+    headers = {"Idempotency-Key": "quote-key-1"}
+    first = client.post("/quotes", body, headers=headers)
+    second = client.post("/quotes", body, headers=headers)
+    assert first.status_code == second.status_code == 201
+    assert first.json() == second.json()
+    other = client.post("/quotes", body, headers={"Idempotency-Key": "quote-key-2"})
+    assert other.json()["id"] != first.json()["id"]
+    execute = {"Idempotency-Key": "execute-1"}
+    one = client.post(f"/quotes/{first.json()['id']}/execute", headers=execute)
+    two = client.post(f"/quotes/{first.json()['id']}/execute", headers=execute)
+    assert one.status_code == two.status_code == 200
+    assert one.json() == two.json()
+
+
+def test_concurrent_duplicates_create_one_quote(
+    server: SandboxServer, customer: dict[str, Any]
+) -> None:
+    body = quote_body(customer["EUR"], customer["USD"], immediatelyExecute=True)
+    answers: list[dict[str, Any]] = []
+    start = threading.Barrier(6)
+
+    def call() -> None:
+        api = SandboxClient(server.base_url, server.auth)
+        start.wait()
+        response = api.post("/quotes", body, headers={"Idempotency-Key": "concurrent-1"})
+        assert response.status_code == 201, response.text
+        answers.append(response.json())
+        api.close()
+
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 6
+    assert len({answer["id"] for answer in answers}) == 1
+    api = SandboxClient(server.base_url, server.auth)
+    listed = api.get(
+        "/transactions", params={"senderAccountIdentifier": customer["EUR"], "limit": 100}
+    ).json()
+    assert listed["totalCount"] == 1  # executed once: the money moved once
+    api.close()
+
+
+def test_a_quote_expires(client: SandboxClient, customer: dict[str, Any]) -> None:
+    quote = client.post("/quotes", quote_body(customer["EUR"], customer["USD"])).json()
+    expired = wait_for(
+        lambda: client.get(f"/quotes/{quote['id']}").json(),
+        lambda q: q["status"] == "EXPIRED",
+    )
+    assert expired["status"] == "EXPIRED"
+    response = client.post(f"/quotes/{quote['id']}/execute")
+    assert response.status_code == 400
+    assert response.json()["code"] == "QUOTE_EXPIRED"
+
+
+#: Quote execution to an external account, by the account number's last three digits.
+OUTCOMES = [
+    ("002", "FAILED", "QUOTE_EXECUTION_FAILED", True),
+    ("003", "COMPLETED", None, False),
+    ("004", "FAILED", "COUNTERPARTY_POST_TX_FAILED", True),
+    ("005", "FAILED", "PAYOUT_RETURNED", True),
+    ("006", "REFUNDED", None, True),
+    ("007", "FAILED", "COUNTERPARTY_POST_TX_FAILED", False),
+    ("999", "COMPLETED", None, False),
+]
+
+
+@pytest.mark.parametrize(("suffix", "status", "reason", "refunded"), OUTCOMES)
+def test_execution_outcomes(
+    client: SandboxClient,
+    customer: dict[str, Any],
+    suffix: str,
+    status: str,
+    reason: str | None,
+    refunded: bool,
+) -> None:
+    external = usd_external(client, customer["id"], suffix)
+    quote = client.post("/quotes", quote_body(customer["EUR"], external["id"])).json()
+    executed = client.post(f"/quotes/{quote['id']}/execute")
+    assert executed.status_code == 200, executed.text
+    if suffix == "002":
+        assert executed.json()["status"] == "FAILED"  # fails at once
+    else:
+        assert executed.json()["status"] == "PROCESSING"
+    done = settled(client, quote["transactionId"])
+    if suffix == "005":  # completes, then the receiving bank returns it
+        done = wait_for(
+            lambda: client.get(f"/transactions/{quote['transactionId']}").json(),
+            lambda t: t["status"] == "FAILED",
+        )
+        assert "settledAt" in done  # it had completed
+    assert done["status"] == status
+    assert done.get("failureReason") == reason
+    expected = 1_000_000 if refunded else 1_000_000 - 10_000
+    assert balance(client, customer["id"], "EUR") == expected
+    quote_status = client.get(f"/quotes/{quote['id']}").json()["status"]
+    assert quote_status == ("COMPLETED" if status == "COMPLETED" else "FAILED")
+
+
+def test_uma_receivers(client: SandboxClient, customer: dict[str, Any]) -> None:
+    def pay(address: str) -> dict[str, Any]:
+        body = quote_body(customer["EUR"], "", immediatelyExecute=True)
+        body["destination"] = {"destinationType": "UMA_ADDRESS", "umaAddress": address}
+        response = client.post("/quotes", body)
+        assert response.status_code == 201, response.text
+        quote: dict[str, Any] = response.json()
+        return quote
+
+    assert (
+        settled(client, pay("$success.usd@sandbox.uma.invalid")["transactionId"])["status"]
+        == "COMPLETED"
+    )
+    assert (
+        settled(client, pay("$success.mxn@sandbox.uma.invalid")["transactionId"])["status"]
+        == "COMPLETED"
+    )
+    failed = settled(client, pay("$fail.compliance.usd@sandbox.uma.invalid")["transactionId"])
+    assert failed["failureReason"] == "COMPLIANCE_REJECTED"
+    pending = pay("$pending.long.usd@sandbox.uma.invalid")
+    assert client.get(f"/transactions/{pending['transactionId']}").json()["status"] == "PROCESSING"
+    body = quote_body(customer["EUR"], "")
+    body["destination"] = {"destinationType": "UMA_ADDRESS", "umaAddress": "$nobody@example.com"}
+    assert client.post("/quotes", body).status_code == 400
+
+
+def test_realtime_funding_and_sandbox_send(client: SandboxClient, customer: dict[str, Any]) -> None:
+    body = quote_body("", customer["EUR"])
+    body["source"] = {
+        "sourceType": "REALTIME_FUNDING",
+        "currency": "USD",
+        "customerId": customer["id"],
+    }
+    quote = client.post("/quotes", body).json()
+    (instruction,) = quote["paymentInstructions"]
+    assert instruction["accountOrWalletInfo"]["accountType"] == "USD_ACCOUNT"
+    assert client.post(f"/quotes/{quote['id']}/execute").status_code == 400
+    sent = client.post("/sandbox/send", {"quoteId": quote["id"], "currencyCode": "USD"})
+    assert sent.status_code == 200, sent.text
+    assert settled(client, quote["transactionId"])["status"] == "COMPLETED"
+    assert balance(client, customer["id"], "EUR") == 1_000_000 + quote["totalReceivingAmount"]
+
+
+def test_configured_limits_are_enforced(client: SandboxClient, customer: dict[str, Any]) -> None:
+    before = client.get("/config").json()["supportedCurrencies"]
+    limited = [
+        {**entry, "minAmount": 1_000, "maxAmount": 50_000}
+        if entry["currencyCode"] == "EUR"
+        else entry
+        for entry in before
+    ]
+    assert (
+        client.request("PATCH", "/config", json={"supportedCurrencies": limited}).status_code == 200
+    )
+    try:
+        small = client.post(
+            "/quotes", quote_body(customer["EUR"], customer["USD"], lockedCurrencyAmount=900)
+        )
+        assert small.status_code == 400 and small.json()["code"] == "AMOUNT_TOO_SMALL"
+        large = client.post(
+            "/quotes", quote_body(customer["EUR"], customer["USD"], lockedCurrencyAmount=50_001)
+        )
+        assert large.status_code == 400 and large.json()["code"] == "AMOUNT_TOO_LARGE"
+        fine = client.post("/quotes", quote_body(customer["EUR"], customer["USD"]))
+        assert fine.status_code == 201
+        without_eur = [entry for entry in before if entry["currencyCode"] != "EUR"]
+        client.request("PATCH", "/config", json={"supportedCurrencies": without_eur})
+        refused = client.post("/quotes", quote_body(customer["EUR"], customer["USD"]))
+        assert refused.status_code == 400 and refused.json()["code"] == "UNSUPPORTED_CURRENCY"
+    finally:
+        client.request("PATCH", "/config", json={"supportedCurrencies": before})
+
+
+def owner_of(client: SandboxClient, account_id: str) -> str:
+    """The customer of an internal account (paging through the wallets)."""
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"type": "EMBEDDED_WALLET", "limit": 100}
+        if cursor:
+            params["cursor"] = cursor
+        listed = client.get("/customers/internal-accounts", params=params).json()
+        for account in listed["data"]:
+            if account["id"] == account_id:
+                owner: str = account["customerId"]
+                return owner
+        cursor = listed.get("nextCursor")
+        assert cursor, "no such wallet"
+
+
+# --- an embedded wallet pays: the session key signs the quote's payloadToSign -----------------
+
+
+def test_embedded_wallet_execution_needs_the_session_signature(
+    client: SandboxClient, server: SandboxServer
+) -> None:
+    wallet = Wallet(client, server)
+    _, key = wallet.first_login("EMAIL_OTP")
+    fund(client, wallet.account_id, 50_000_000)  # 50 USDC
+    owner = owner_of(client, wallet.account_id)
+    external = usd_external(client, owner, "999")
+    quote = client.post(
+        "/quotes",
+        {
+            "source": {"sourceType": "ACCOUNT", "accountId": wallet.account_id},
+            "destination": {"destinationType": "ACCOUNT", "accountId": external["id"]},
+            "lockedCurrencySide": "RECEIVING",
+            "lockedCurrencyAmount": 1_000,
+        },
+    ).json()
+    (instruction,) = quote["paymentInstructions"]
+    payload = instruction["payloadToSign"]
+    assert json.loads(payload)["type"] == "ACTIVITY_TYPE_SIGN_TRANSACTION_V2"
+    missing = client.post(f"/quotes/{quote['id']}/execute")
+    assert missing.status_code == 401
+    stranger = ewc.create_stamp(payload, ewc.KeyPair.generate())
+    wrong = client.post(
+        f"/quotes/{quote['id']}/execute", headers={"Service-Wallet-Signature": stranger}
+    )
+    assert wrong.status_code == 401
+    assert wrong.json()["reason"] == "Invalid Service-Wallet-Signature"
+    other_payload = client.post(
+        f"/quotes/{quote['id']}/execute",
+        headers={"Service-Wallet-Signature": ewc.create_stamp(payload + " ", key)},
+    )
+    assert other_payload.status_code == 401
+    stamp = ewc.create_stamp(payload, key)
+    executed = client.post(
+        f"/quotes/{quote['id']}/execute", headers={"Service-Wallet-Signature": stamp}
+    )
+    assert executed.status_code == 200, executed.text
+    assert settled(client, quote["transactionId"])["status"] == "COMPLETED"
+    assert balance(client, owner, "WALLET") == 50_000_000 - quote["totalSendingAmount"]
+
+
+def test_sandbox_signature_magic(client: SandboxClient, customer: dict[str, Any]) -> None:
+    fund(client, customer["WALLET"], 10_000_000)
+    body = quote_body(customer["WALLET"], customer["EUR"], lockedCurrencyAmount=1_000_000)
+    quote = client.post("/quotes", body).json()
+    executed = client.post(
+        f"/quotes/{quote['id']}/execute",
+        headers={"Service-Wallet-Signature": "sandbox-valid-signature"},
+    )
+    assert executed.status_code == 200, executed.text
