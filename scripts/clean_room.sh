@@ -45,10 +45,37 @@ for store, argument, extra in (
     else:
         raise SystemExit(f"{store.__name__} without its extra did not raise ImportError")
 PY
+say "ewc serve without the sandbox extra names the extra"
+if "$work/venv/bin/ewc" serve --port 0 --database "sqlite:///$work/serve.db" >"$work/serve.out" 2>&1; then
+  echo "ewc serve started without the sandbox extra"; exit 1
+fi
+grep -F 'pip install "embedded-wallet-crypto[sandbox]"' "$work/serve.out" || { cat "$work/serve.out"; exit 1; }
 say "ewc demo"
 "$work/venv/bin/ewc" demo | tail -n 1
 say "ewc vectors verify"
 "$work/venv/bin/ewc" vectors verify "$repo/vectors" | tail -n 1
+
+say "with the sandbox extra, ewc serve starts, answers and stops on SIGTERM"
+"$work/venv/bin/pip" install --quiet "$wheel[sandbox]"
+"$work/venv/bin/pip" check
+"$py" - "$work" <<'PY'
+import re, signal, subprocess, sys, urllib.request
+
+work = sys.argv[1]
+serve = subprocess.Popen(
+    [f"{work}/venv/bin/ewc", "serve", "--port", "0", "--database", f"sqlite:///{work}/serve.db",
+     "--mail-dir", f"{work}/mail", "--platform-credentials", "id:secret"],
+    stdout=subprocess.PIPE, text=True,
+)
+line = serve.stdout.readline()
+url = re.search(r"ready at (\S+)", line)
+assert url, f"no ready line: {line!r}"
+with urllib.request.urlopen(f"{url.group(1)}/openapi.json", timeout=10) as response:
+    assert response.status == 200
+serve.send_signal(signal.SIGTERM)
+assert serve.wait(timeout=30) == 0, "ewc serve did not stop cleanly"
+print(line.strip())
+PY
 
 say "sdist, installed by pip into another bare virtualenv"
 cd "$repo"

@@ -18,6 +18,11 @@ from conftest import REPO
 
 PACKAGE = REPO / "python" / "embedded_wallet_crypto"
 HEAVY = ("webauthn", "jwt", "cbor2", "OpenSSL", "redis", "cryptography.x509")
+# The sandbox service's web stack: never loaded by ``import embedded_wallet_crypto``.
+WEB_STACK = ("fastapi", "starlette", "uvicorn", "sqlalchemy", "pydantic")
+# A subpackage that needs an extra as a whole: its __init__ raises the ImportError naming the
+# extra before any of its modules (which then import the extra at module level) is loaded.
+EXTRA_PACKAGES = {"sandbox": "sandbox"}
 
 
 def _requirement_name(requirement: str) -> str:
@@ -89,6 +94,8 @@ def test_extras_are_imported_only_inside_functions() -> None:
     extra_only = set().union(*extras.values()) - core
     distributions = metadata.packages_distributions()
     for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] in EXTRA_PACKAGES:
+            continue
         tree = ast.parse(path.read_text(), str(path))
         for node in tree.body:
             names: list[str] = []
@@ -110,6 +117,26 @@ def test_import_loads_no_heavy_stack() -> None:
     assert "embedded_wallet_crypto._native" in out
     loaded = [m for m in out if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
     assert not loaded, loaded
+    web = [m for m in out if m.split(".")[0] in WEB_STACK or m.endswith(".sandbox")]
+    assert not web, web
+
+
+@pytest.mark.parametrize(("package", "extra"), sorted(EXTRA_PACKAGES.items()))
+@pytest.mark.parametrize("missing", ["fastapi", "sqlalchemy", "uvicorn"])
+def test_an_extra_package_without_its_extra_names_the_extra(
+    package: str, extra: str, missing: str
+) -> None:
+    probe = (
+        f"import sys; sys.modules[{missing!r}] = None\n"
+        "try:\n"
+        f"    import embedded_wallet_crypto.{package}\n"
+        "except ImportError as error:\n"
+        "    print(error)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert f'pip install "embedded-wallet-crypto[{extra}]"' in out, out
 
 
 @pytest.mark.parametrize("name", ewc.__all__)

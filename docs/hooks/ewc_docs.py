@@ -39,6 +39,7 @@ COMMANDS = [
     "seal-export",
     "import-wallet",
     "import-private-key",
+    "serve",
     "demo",
 ]
 

@@ -1,0 +1,99 @@
+"""Storage: a SQLAlchemy 2 engine on SQLite (WAL) or PostgreSQL (psycopg 3), the declarative
+``Base`` every table of the service derives from, and a session per request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+__all__ = ["Base", "Database", "get_session", "sqlalchemy_url"]
+
+
+class Base(DeclarativeBase):
+    """The base of every table of the service (part-2 modules derive from it too)."""
+
+
+def sqlalchemy_url(database: str) -> str:
+    """The SQLAlchemy URL for ``--database``: ``postgresql://`` runs on psycopg 3.
+
+    Raises:
+        ValueError: neither ``sqlite:///PATH`` nor ``postgresql://...``.
+    """
+    if database.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + database.split("://", 1)[1]
+    if database.startswith("postgresql+psycopg://"):
+        return database
+    if database.startswith("sqlite:///") and len(database) > len("sqlite:///"):
+        return database
+    raise ValueError("--database must be sqlite:///PATH or postgresql://...")
+
+
+def _sqlite_pragmas(connection: Any, _: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class Database:
+    """The engine and session factory for one ``--database`` URL."""
+
+    def __init__(self, database: str) -> None:
+        url = make_url(sqlalchemy_url(database))
+        self.url = database
+        self.is_sqlite = url.get_backend_name() == "sqlite"
+        self.sqlite_path: Path | None = None
+        if self.is_sqlite:
+            if url.database in (None, "", ":memory:"):
+                raise ValueError("--database sqlite:///PATH needs a file path")
+            self.sqlite_path = Path(url.database).resolve()
+            self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+            self.engine: Engine = create_engine(
+                url, connect_args={"check_same_thread": False, "timeout": 10}
+            )
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                raise ImportError(
+                    "a postgresql:// database needs psycopg 3: "
+                    "pip install 'embedded-wallet-crypto[postgres]'"
+                ) from None
+            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def postgres_dsn(self) -> str | None:
+        """The libpq URL of a PostgreSQL database (for the library's PostgresStore)."""
+        if self.is_sqlite:
+            return None
+        return "postgresql://" + sqlalchemy_url(self.url).split("://", 1)[1]
+
+    def create_tables(self) -> None:
+        """Create every table of ``Base`` that does not exist yet (safe from several processes)."""
+        if self.is_sqlite:
+            Base.metadata.create_all(self.engine)
+            return
+        # Two processes starting on one PostgreSQL database: one creates, the other waits.
+        with self.engine.begin() as connection:
+            connection.exec_driver_sql("SELECT pg_advisory_xact_lock(7215300415)")
+            Base.metadata.create_all(connection)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """FastAPI dependency: a session for this request, committed when the route returns."""
+    database: Database = request.app.state.database
+    with database.sessions() as session:
+        yield session
+        session.commit()
