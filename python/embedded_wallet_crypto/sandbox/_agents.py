@@ -20,19 +20,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final
 
+from ._errors import ApiError
+
 UTC = timezone.utc
 
 # --- refusals ------------------------------------------------------------------------------------
 
 
-class Refusal(Exception):
-    """A request the agent rules refuse: ``status`` (HTTP), ``code`` (UPPER_CASE), ``reason``."""
-
-    def __init__(self, status: int, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.code = code
-        self.reason = reason
+class Refusal(ApiError):
+    """A request the agent rules refuse: ``status`` (HTTP), ``code`` (UPPER_CASE), ``reason``;
+    answered in the service's error shape like any :class:`ApiError`."""
 
 
 def _bad(reason: str, code: str = "INVALID_INPUT") -> Refusal:

@@ -32,6 +32,9 @@ ROUTE_MODULES: tuple[str, ...] = (
     "credentials",
     "sessions",
     "export",
+    "agents",
+    "invitations",
+    "verifications",
 )
 
 _STATIC = Path(__file__).parent / "static"
