@@ -26,6 +26,7 @@ from .._clock import iso
 from .._currencies import currency, is_currency_code
 from .._db import get_session
 from .._errors import ApiError, error_responses
+from .._funding import funding_instructions
 from .._ids import new_id
 from .._models import Customer, InternalAccount
 from .._services import Services, get_services
@@ -170,7 +171,7 @@ def account_body(account: InternalAccount) -> dict[str, Any]:
         "status": account.status,
         "balance": amount,
         "totalBalance": dict(amount),
-        "fundingPaymentInstructions": [],
+        "fundingPaymentInstructions": funding_instructions(account),
         "createdAt": iso(account.created_at),
         "updatedAt": iso(account.updated_at),
     }

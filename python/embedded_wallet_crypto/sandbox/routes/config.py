@@ -1,0 +1,88 @@
+"""``GET /config`` and ``PATCH /config``: the platform configuration."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlalchemy.orm import Session
+
+from .._auth import require_platform
+from .._clock import Clock
+from .._db import get_session
+from .._errors import error_responses
+from .._payment_tables import MAX_LOCKED_AMOUNT
+from .._platform_config import config_body, load_config
+
+__all__ = ["router"]
+
+router = APIRouter(
+    tags=["Configuration"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401),
+)
+
+_Amount = Annotated[int, Field(strict=True, ge=0, le=MAX_LOCKED_AMOUNT)]
+
+
+class CounterpartyField(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+    mandatory: bool
+
+
+class SupportedCurrency(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    currencyCode: Annotated[str, Field(pattern=r"^[A-Z]{3,5}$")]
+    minAmount: _Amount
+    maxAmount: _Amount
+    enabledTransactionTypes: list[Annotated[str, Field(pattern=r"^(OUTGOING|INCOMING)$")]] = [
+        "OUTGOING",
+        "INCOMING",
+    ]
+    requiredCounterpartyFields: list[CounterpartyField] = []
+    providerRequiredCustomerFields: list[Annotated[str, Field(max_length=100)]] = []
+    providerRequiredCounterpartyCustomerFields: list[Annotated[str, Field(max_length=100)]] = []
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SupportedCurrency:
+        if self.minAmount > self.maxAmount:
+            raise ValueError("minAmount must not exceed maxAmount")
+        return self
+
+
+class ConfigUpdate(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    umaDomain: Annotated[str, Field(min_length=1, max_length=300)] | None = None
+    webhookEndpoint: Annotated[str, Field(max_length=2000, pattern=r"^https?://[^\s]+$")] | None = (
+        None
+    )
+    supportedCurrencies: Annotated[list[SupportedCurrency], Field(max_length=50)] | None = None
+
+
+@router.get("/config")
+def get_config(db: Annotated[Session, Depends(get_session)]) -> dict[str, Any]:
+    """The platform configuration."""
+    return config_body(load_config(db))
+
+
+@router.patch("/config")
+def patch_config(
+    body: ConfigUpdate, db: Annotated[Session, Depends(get_session)]
+) -> dict[str, Any]:
+    """Change umaDomain, webhookEndpoint or supportedCurrencies (the others are read-only)."""
+    row = load_config(db)
+    if body.umaDomain is not None:
+        row.uma_domain = body.umaDomain
+    if body.webhookEndpoint is not None:
+        row.webhook_endpoint = body.webhookEndpoint
+    if body.supportedCurrencies is not None:
+        codes = [entry.currencyCode for entry in body.supportedCurrencies]
+        if len(set(codes)) != len(codes):
+            from .._errors import ApiError
+
+            raise ApiError(400, "INVALID_INPUT", "supportedCurrencies names a currency twice.")
+        row.supported_currencies = [entry.model_dump() for entry in body.supportedCurrencies]
+    row.updated_at = Clock.now()
+    db.commit()
+    return config_body(row)
