@@ -302,37 +302,6 @@ def tx(n: int, **extra: Any) -> dict[str, Any]:
     }
 
 
-def test_transaction_filters() -> None:
-    incoming = tx(
-        1,
-        type="INCOMING",
-        status="PENDING",
-        source={"sourceType": "ACCOUNT", "accountId": "ExternalAccount:d"},
-        destination={"destinationType": "ACCOUNT", "accountId": "InternalAccount:s"},
-    )
-    outgoing = tx(2)
-    both = [incoming, outgoing]
-
-    def ids(**query: str) -> list[str]:
-        flt = rules.TransactionFilters.parse(query)
-        return [t["id"] for t in both if flt.matches(t)]
-
-    assert ids() == ["Transaction:001", "Transaction:002"]
-    assert ids(accountIdentifier="ExternalAccount:d") == ["Transaction:001", "Transaction:002"]
-    assert ids(senderAccountIdentifier="ExternalAccount:d") == ["Transaction:001"]
-    assert ids(receiverAccountIdentifier="ExternalAccount:d") == ["Transaction:002"]
-    assert ids(status="PENDING") == ["Transaction:001"]
-    assert ids(type="OUTGOING") == ["Transaction:002"]
-    assert ids(reference="REF-2") == ["Transaction:002"]
-    stamp = (T0 + timedelta(minutes=2)).isoformat()
-    assert ids(startDate=stamp) == ["Transaction:002"]  # inclusive
-    assert ids(endDate=stamp) == ["Transaction:001", "Transaction:002"]  # inclusive
-    assert ids(startDate=stamp, endDate=stamp) == ["Transaction:002"]
-    for bad in ({"status": "DONE"}, {"type": "SIDEWAYS"}, {"startDate": "soon"}):
-        with pytest.raises(rules.Refusal):
-            rules.TransactionFilters.parse(bad)
-
-
 @given(
     count=st.integers(0, 30),
     limit=st.integers(1, 7),

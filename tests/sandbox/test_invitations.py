@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import embedded_wallet_crypto as ewc
+import pytest
+
 from ._client import SandboxClient
+from ._server import SandboxServer
 
 
 def inviter(client: SandboxClient, uma: str) -> dict[str, Any]:
@@ -90,3 +98,63 @@ def test_bad_requests(client: SandboxClient) -> None:
     assert client.get(f"/invitations/{code}").json()["status"] == "PENDING"
     assert client.get("/invitations/nope").status_code == 404
     assert client.post("/invitations/nope/claim", {"inviteeUma": "$b@x.test"}).status_code == 404
+
+
+class Receiver:
+    """A webhook endpoint started by the test: it keeps every delivery (headers and raw body)."""
+
+    def __init__(self) -> None:
+        received: list[tuple[dict[str, str], bytes]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.received = received
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/hooks"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def wait(self, count: int, seconds: float = 30) -> None:
+        deadline = time.monotonic() + seconds
+        while len(self.received) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(self.received) >= count, "no webhook delivery arrived"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    running = Receiver()
+    yield running
+    running.http.shutdown()
+    running.http.server_close()
+
+
+def test_claiming_sends_invitation_claimed(
+    server: SandboxServer, client: SandboxClient, receiver: Receiver
+) -> None:
+    patched = client.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})
+    assert patched.status_code == 200, patched.text
+    inviter(client, "$ann.hook@sandbox.test")
+    code = create(client, inviterUma="$ann.hook@sandbox.test")["code"]
+    claimed = client.post(f"/invitations/{code}/claim", {"inviteeUma": "$bob@other.test"})
+    assert claimed.status_code == 200
+    receiver.wait(1)
+    events = [
+        (headers, body)
+        for headers, body in receiver.received
+        if json.loads(body)["type"] == "INVITATION_CLAIMED"
+    ]
+    ((headers, body),) = events
+    key = client.get("/sandbox/webhook-public-key")
+    if server.environment == "sandbox":
+        ewc.verify_webhook_signature(headers["x-grid-signature"], body, key.text)
+    event = json.loads(body)
+    assert event["data"] == claimed.json()
+    assert event["id"]

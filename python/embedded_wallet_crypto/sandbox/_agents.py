@@ -382,18 +382,6 @@ def same_hash(a: str, b: str) -> bool:
 
 # --- list queries --------------------------------------------------------------------------------
 
-TRANSACTION_STATUSES: Final = (
-    "CREATED",
-    "PENDING",
-    "PROCESSING",
-    "COMPLETED",
-    "REJECTED",
-    "FAILED",
-    "REFUNDED",
-    "EXPIRED",
-)
-TRANSACTION_TYPES: Final = ("INCOMING", "OUTGOING")
-
 
 def parse_datetime(value: str | None, name: str) -> datetime | None:
     """An ISO 8601 date-time query value (a bare date is its midnight UTC; no zone is UTC)."""
@@ -448,63 +436,6 @@ def in_range(moment: Any, start: datetime | None, end: datetime | None) -> bool:
     """``start <= moment <= end`` (both inclusive, either may be absent)."""
     when = as_datetime(moment)
     return (start is None or when >= start) and (end is None or when <= end)
-
-
-def _account_ids(side: Any) -> set[str]:
-    if not isinstance(side, Mapping):
-        return set()
-    ids = set()
-    for key in ("accountId", "accountIdentifier", "umaAddress", "address"):
-        value = side.get(key)
-        if isinstance(value, str):
-            ids.add(value)
-    return ids
-
-
-@dataclass(frozen=True)
-class TransactionFilters:
-    """The query of ``GET /agents/me/transactions``, parsed; :meth:`matches` applies it."""
-
-    account_identifier: str | None = None
-    sender_account_identifier: str | None = None
-    receiver_account_identifier: str | None = None
-    status: str | None = None
-    type: str | None = None
-    reference: str | None = None
-    start: datetime | None = None
-    end: datetime | None = None
-
-    @classmethod
-    def parse(cls, query: Mapping[str, str | None]) -> TransactionFilters:
-        """From the query parameters (400 INVALID_INPUT for a bad value)."""
-        return cls(
-            account_identifier=query.get("accountIdentifier"),
-            sender_account_identifier=query.get("senderAccountIdentifier"),
-            receiver_account_identifier=query.get("receiverAccountIdentifier"),
-            status=parse_enum(query.get("status"), "status", TRANSACTION_STATUSES),
-            type=parse_enum(query.get("type"), "type", TRANSACTION_TYPES),
-            reference=query.get("reference"),
-            start=parse_datetime(query.get("startDate"), "startDate"),
-            end=parse_datetime(query.get("endDate"), "endDate"),
-        )
-
-    def matches(self, tx: Mapping[str, Any]) -> bool:
-        """Whether a Transaction (its JSON form) passes every given filter."""
-        sender = _account_ids(tx.get("source"))
-        receiver = _account_ids(tx.get("destination"))
-        reference = (tx.get("reconciliationInstructions") or {}).get("reference")
-        return (
-            (self.account_identifier is None or self.account_identifier in sender | receiver)
-            and (self.sender_account_identifier is None or self.sender_account_identifier in sender)
-            and (
-                self.receiver_account_identifier is None
-                or self.receiver_account_identifier in receiver
-            )
-            and (self.status is None or tx.get("status") == self.status)
-            and (self.type is None or tx.get("type") == self.type)
-            and (self.reference is None or reference == self.reference)
-            and in_range(tx["createdAt"], self.start, self.end)
-        )
 
 
 def _encode_cursor(created: datetime, ident: str) -> str:

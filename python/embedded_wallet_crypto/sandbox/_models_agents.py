@@ -1,5 +1,5 @@
 """Tables of the agent side of the sandbox: agents, their device codes and access tokens (only
-SHA-256 hashes are stored), the quotes an agent created, AgentActions, invitations and
+SHA-256 hashes are stored), AgentActions, invitations and
 verifications."""
 
 from __future__ import annotations
@@ -57,17 +57,6 @@ class AgentToken(Base):
     )
     expires_at: Mapped[datetime] = mapped_column(_TS)
     created_at: Mapped[datetime] = mapped_column(_TS)
-
-
-class AgentQuote(Base):
-    """A quote created through ``POST /agents/me/quotes``: only its agent may read or run it."""
-
-    __tablename__ = "sandbox_agent_quotes"
-
-    quote_id: Mapped[str] = mapped_column(String(100), primary_key=True)
-    agent_id: Mapped[str] = mapped_column(
-        String(100), ForeignKey("sandbox_agents.id", ondelete="CASCADE"), index=True
-    )
 
 
 class AgentAction(Base):

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
@@ -26,9 +27,30 @@ from .._clock import iso
 from .._db import get_session
 from .._errors import ApiError
 from .._ids import new_id
-from .._models import Customer
+from .._lists import page as sql_page
+from .._models import Customer, InternalAccount
 from .._models_agents import Agent, AgentAction, AgentDeviceCode, AgentToken
+from .._models_payments import QuoteRow, TransactionRow
+from .._quotes import (
+    QuoteCreate,
+    _check_signature,
+    _expired,
+    create_quote,
+    execute_quote,
+    idempotent,
+    quote_body,
+)
 from .._services import Services, get_services
+from .._transactions import transaction_body
+from .._wallet import retry_headers
+from .transactions import (
+    Direction,
+    SortOrder,
+    Status,
+    TransactionFilters,
+    order_of,
+    transaction_query,
+)
 
 __all__ = ["action_body", "require_agent", "router"]
 
@@ -162,16 +184,19 @@ def require_agent(request: Request, session: Db, services: Svc) -> Agent:
 Me = Annotated[Agent, Depends(require_agent)]
 
 
+def inclusive_end(end: datetime) -> datetime:
+    """An inclusive end as given (timestamps are shown to the millisecond): to the end of its
+    millisecond, so that an item's own ``createdAt`` still matches it."""
+    if end.microsecond % 1000 == 0:
+        return end + timedelta(microseconds=999)
+    return end
+
+
 def _refusal(error: rules.Refusal) -> ApiError:
     return ApiError(error.status, error.code, error.reason)
 
 
 # --- AgentActions ----------------------------------------------------------------------------
-
-#: Filled by the quote module: ``quote_body(session, quote_id)`` and ``transaction_body(session,
-#: transaction_id)`` give the current Quote and Transaction (None when unknown).
-QUOTE_BODY: list[Any] = []
-TRANSACTION_BODY: list[Any] = []
 
 
 def action_body(session: Session, action: AgentAction) -> dict[str, Any]:
@@ -187,13 +212,11 @@ def action_body(session: Session, action: AgentAction) -> dict[str, Any]:
         "updatedAt": iso(action.updated_at),
     }
     if action.quote_id is not None:
-        quote = QUOTE_BODY[0](session, action.quote_id) if QUOTE_BODY else None
-        body["quote"] = quote if quote is not None else action.quote
+        quote = session.get(QuoteRow, action.quote_id)
+        body["quote"] = quote_body(quote) if quote is not None else action.quote
     if action.transaction_id is not None:
-        tx = TRANSACTION_BODY[0](session, action.transaction_id) if TRANSACTION_BODY else None
-        body["transaction"] = tx if tx is not None else action.transaction
-    elif action.transaction is not None:
-        body["transaction"] = action.transaction
+        tx = session.get(TransactionRow, action.transaction_id)
+        body["transaction"] = transaction_body(tx) if tx is not None else action.transaction
     if action.status == "REJECTED" and action.rejection_reason is not None:
         body["rejectionReason"] = action.rejection_reason
     return body
@@ -204,11 +227,6 @@ def _action(session: Session, action_id: str, *, agent_id: str | None = None) ->
     if action is None or (agent_id is not None and action.agent_id != agent_id):
         raise ApiError(404, "ACTION_NOT_FOUND", "No action of this agent has this id.")
     return action
-
-
-#: ``EXECUTORS[type](session, services, action)`` gives the :class:`rules.QuoteExecution` of
-#: an action (registered by the module that owns the underlying operation).
-EXECUTORS: dict[str, Any] = {}
 
 
 def apply(action: AgentAction, outcome: rules.Outcome, now: datetime) -> None:
@@ -304,7 +322,7 @@ def list_approvals(
         if start is not None:
             query = query.where(AgentAction.created_at >= start)
         if end is not None:
-            query = query.where(AgentAction.created_at <= end)
+            query = query.where(AgentAction.created_at <= inclusive_end(end))
         items = [action_body(session, a) for a in session.scalars(query).all()]
         return rules.page(
             items, limit=limit, cursor=cursor, sort_order=rules.parse_sort_order(sortOrder)
@@ -484,7 +502,7 @@ def approve_action(
     try:
         if action.status != "PENDING_APPROVAL":
             rules.transition(action.status, "approve")
-        work = EXECUTORS[action.type](session, services, action)
+        work = _quote_work(session, services, action)
         outcome = rules.approve(action.status, work)
     except rules.Refusal as error:
         raise _refusal(error) from None
@@ -547,3 +565,207 @@ def check_budget(session: Session, agent: Agent, spend: int, now: datetime) -> N
         raise ApiError(
             403, "POLICY_LIMIT_EXCEEDED", "The action would pass the agent's spending limits."
         )
+
+
+# --- quotes and their execution --------------------------------------------------------------
+
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
+QuoteId = Annotated[str, Path(max_length=200)]
+
+
+def _own_quote(session: Session, agent: Agent, quote_id: str) -> QuoteRow:
+    row = session.get(QuoteRow, quote_id)
+    if row is None or row.agent_id != agent.id:
+        raise ApiError(404, "QUOTE_NOT_FOUND", "No quote of this agent has this id.")
+    return row
+
+
+def _quote_work(session: Session, services: Services, action: AgentAction) -> rules.QuoteExecution:
+    """The quote engine behind an EXECUTE_QUOTE action."""
+    row = session.get(QuoteRow, action.quote_id)
+    if row is None:
+        raise ApiError(404, "QUOTE_NOT_FOUND", "The action's quote no longer exists.")
+
+    def execute() -> Mapping[str, Any]:
+        try:
+            execute_quote(
+                session,
+                row,
+                services=services,
+                signature_header=action.wallet_signature,
+                agent=action.agent_id,
+            )
+        except ApiError as error:  # insufficient funds, a session key gone meanwhile ...
+            raise rules.ExecutionFailed(error.code) from None
+        tx = session.get(TransactionRow, row.transaction_id)
+        return transaction_body(tx) if tx is not None else {"id": row.transaction_id}
+
+    return rules.QuoteExecution(expired=lambda: _expired(row), execute=execute)
+
+
+@router.post("/agents/me/quotes", status_code=201)
+def post_my_quote(
+    body: QuoteCreate,
+    agent: Me,
+    session: Db,
+    services: Svc,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Create a quote for the agent's customer (CREATE_QUOTES); the source must be one of the
+    customer's accounts."""
+    check_active(agent)
+    rules.require_permission(agent.policy, "CREATE_QUOTES")
+    if body.immediatelyExecute:
+        raise ApiError(
+            400,
+            "IMMEDIATE_EXECUTION_NOT_SUPPORTED",
+            "An agent executes a quote with POST /agents/me/quotes/{quoteId}/execute.",
+        )
+    account = session.get(InternalAccount, body.source.accountId) if body.source.accountId else None
+    if account is None or account.customer_id != agent.customer_id:
+        raise ApiError(
+            403,
+            "POLICY_ACCOUNT_NOT_ALLOWED",
+            "The source must be an account of the agent's customer.",
+        )
+    status, answer = idempotent(
+        session,
+        f"{agent.id} POST /agents/me/quotes",
+        idempotency_key,
+        lambda: (201, create_quote(session, agent.id, body, services=services, agent=agent.id)),
+    )
+    return JSONResponse(answer, status_code=status)
+
+
+@router.get("/agents/me/quotes/{quoteId}")
+def get_my_quote(quoteId: QuoteId, agent: Me, session: Db) -> dict[str, Any]:
+    """A quote this agent created (404 for any other)."""
+    return quote_body(_own_quote(session, agent, quoteId))
+
+
+def _submit(
+    session: Session, services: Services, agent: Agent, row: QuoteRow, stamp: str | None
+) -> dict[str, Any]:
+    check_active(agent)
+    rules.require_permission(agent.policy, "EXECUTE_QUOTES")
+    if row.executed:
+        raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
+    if _expired(row):
+        raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
+    taken = session.scalars(
+        select(AgentAction.id).where(
+            AgentAction.quote_id == row.id, AgentAction.status == "PENDING_APPROVAL"
+        )
+    ).first()
+    if taken is not None:
+        raise ApiError(409, "QUOTE_PENDING_APPROVAL", "This quote already waits for approval.")
+    if row.source_kind == "EMBEDDED_WALLET":
+        _check_signature(session, services, row, stamp)  # 401 now, not at approval
+    amounts = [
+        rules.Money(row.total_sending, row.sending_currency),
+        rules.Money(row.total_receiving, row.receiving_currency),
+    ]
+    needs_approval = rules.evaluate(
+        agent.policy, amounts, source_account_id=str(row.source.get("accountId"))
+    )
+    limits = agent.policy["spendingLimits"]
+    spend = next(m.amount for m in amounts if m.currency == limits["currency"])
+    now = services.clock.now()
+    check_budget(session, agent, spend, now)
+    customer = customer_of(session, agent)
+    action = AgentAction(
+        id=new_id("AgentAction"),
+        agent_id=agent.id,
+        customer_id=agent.customer_id,
+        platform_customer_id=customer.platform_customer_id,
+        status="PENDING_APPROVAL",
+        type="EXECUTE_QUOTE",
+        quote_id=row.id,
+        quote=quote_body(row),
+        wallet_signature=stamp,
+        spend=spend,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(action)
+    session.flush()
+    apply(action, rules.submit(needs_approval, _quote_work(session, services, action)), now)
+    session.flush()
+    return action_body(session, action)
+
+
+@router.post("/agents/me/quotes/{quoteId}/execute")
+def execute_my_quote(
+    quoteId: QuoteId,
+    request: Request,
+    agent: Me,
+    session: Db,
+    services: Svc,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Submit the execution of the agent's quote (EXECUTE_QUOTES): an AgentAction that is
+    APPROVED (executed, transaction populated) or PENDING_APPROVAL, as the policy says."""
+    row = _own_quote(session, agent, quoteId)
+    stamp = retry_headers(request).stamp
+    status, answer = idempotent(
+        session,
+        f"{agent.id} POST /agents/me/quotes/{quoteId}/execute",
+        idempotency_key,
+        lambda: (200, _submit(session, services, agent, row, stamp)),
+    )
+    return JSONResponse(answer, status_code=status)
+
+
+# --- the agent's transactions ----------------------------------------------------------------
+
+_Text = Annotated[str | None, Query(max_length=300)]
+
+
+@router.get("/agents/me/transactions")
+def list_my_transactions(
+    agent: Me,
+    session: Db,
+    accountIdentifier: _Text = None,
+    senderAccountIdentifier: _Text = None,
+    receiverAccountIdentifier: _Text = None,
+    status: Annotated[Status | None, Query()] = None,
+    type: Annotated[Direction | None, Query()] = None,
+    reference: _Text = None,
+    startDate: Annotated[datetime | None, Query()] = None,
+    endDate: Annotated[datetime | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=100)] = None,
+    sortOrder: Annotated[SortOrder, Query()] = SortOrder.desc,
+) -> dict[str, Any]:
+    """The transactions of the agent's customer (no customer filter: the token sets it),
+    newest first unless ``sortOrder=asc``; dates are inclusive."""
+    filters = TransactionFilters(
+        customerId=agent.customer_id,
+        accountIdentifier=accountIdentifier,
+        senderAccountIdentifier=senderAccountIdentifier,
+        receiverAccountIdentifier=receiverAccountIdentifier,
+        status=status,
+        type=type,
+        reference=reference,
+        startDate=startDate,
+        endDate=inclusive_end(endDate) if endDate is not None else None,
+    )
+    return sql_page(
+        session,
+        transaction_query(filters),
+        order_of(sortOrder.value),
+        transaction_body,
+        limit=limit,
+        cursor=cursor,
+    )
+
+
+@router.get("/agents/me/transactions/{transactionId}")
+def get_my_transaction(
+    transactionId: Annotated[str, Path(max_length=200)], agent: Me, session: Db
+) -> dict[str, Any]:
+    """One transaction of the agent's customer (404 for another customer's)."""
+    row = session.get(TransactionRow, transactionId)
+    if row is None or row.customer_id != agent.customer_id:
+        raise ApiError(404, "TRANSACTION_NOT_FOUND", "No transaction of this customer has this id.")
+    return transaction_body(row)

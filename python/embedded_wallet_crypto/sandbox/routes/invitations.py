@@ -27,6 +27,7 @@ from .._errors import ApiError
 from .._models import Customer
 from .._models_agents import Invitation
 from .._services import Services, get_services
+from .._webhooks import emit
 
 __all__ = ["invitation_body", "router"]
 
@@ -134,14 +135,9 @@ def get_invitation(
     return invitation_body(invitation, _base(request), services.clock.now())
 
 
-def emit_claimed(session: Session, body: dict[str, Any]) -> None:
-    """Queue INVITATION_CLAIMED for the platform's webhook endpoint (through the webhook
-    module; a service built without it sends no event)."""
-    try:
-        from .. import _webhooks  # type: ignore[attr-defined]
-    except ImportError:
-        return
-    _webhooks.emit(session, None, "INVITATION_CLAIMED", body)
+def emit_claimed(session: Session, platform: str, body: dict[str, Any]) -> None:
+    """Queue INVITATION_CLAIMED for the platform's webhook endpoint (sent once committed)."""
+    emit(session, platform, "INVITATION_CLAIMED", body)
 
 
 @router.post("/invitations/{invitationCode}/claim")
@@ -151,7 +147,7 @@ def claim_invitation(
     request: Request,
     session: Db,
     services: Svc,
-    _: Platform,
+    platform: Platform,
 ) -> dict[str, Any]:
     """Claim a PENDING invitation for an invitee UMA address (400 once claimed, expired or
     cancelled); the platform gets INVITATION_CLAIMED."""
@@ -170,7 +166,7 @@ def claim_invitation(
     invitation.invitee_uma = invitee
     invitation.claimed_at = now
     result = invitation_body(invitation, _base(request), now)
-    emit_claimed(session, result)
+    emit_claimed(session, platform, result)
     session.commit()
     return result
 
