@@ -50,6 +50,18 @@ EXECUTION_MODES: Final = ("AUTO", "APPROVAL_REQUIRED")
 MAX_AMOUNT: Final = 9_000_000_000_000_000
 
 
+def check_text(value: Any, where: str, *, max_length: int = 200) -> str:
+    """A storable string: 1 to ``max_length`` characters, valid Unicode (no lone surrogate), no
+    NUL; or a 400 :class:`Refusal`."""
+    if not isinstance(value, str) or not 1 <= len(value) <= max_length or "\x00" in value:
+        raise _bad(f"{where} must be a string of 1 to {max_length} characters without NUL.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _bad(f"{where} is not valid Unicode.") from None
+    return value
+
+
 def _currency(value: Any, where: str) -> str:
     if not isinstance(value, str) or len(value) != 3 or not value.isascii() or not value.isupper():
         raise _bad(f"{where} must be an ISO 4217 currency code such as USD.")
@@ -105,20 +117,22 @@ def _restrictions(value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     allowed = raw.get("allowedAccountIds")
     if allowed is not None:
-        if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
+        if not isinstance(allowed, list) or len(allowed) > 100:
             raise _bad("policy.accountRestrictions.allowedAccountIds must be a list of ids.")
-        out["allowedAccountIds"] = list(allowed)
+        out["allowedAccountIds"] = [
+            check_text(a, "policy.accountRestrictions.allowedAccountIds[]") for a in allowed
+        ]
     else:
         out["allowedAccountIds"] = None
     rules = raw.get("accountRules", [])
-    if not isinstance(rules, list):
+    if not isinstance(rules, list) or len(rules) > 100:
         raise _bad("policy.accountRestrictions.accountRules must be a list.")
     out["accountRules"] = []
     for rule in rules:
         r = _object(rule, "policy.accountRestrictions.accountRules[]")
-        if not isinstance(r.get("accountId"), str):
-            raise _bad("Every account rule needs an accountId.")
-        entry: dict[str, Any] = {"accountId": r["accountId"]}
+        entry: dict[str, Any] = {
+            "accountId": check_text(r.get("accountId"), "accountRules[].accountId")
+        }
         if "executionMode" in r:
             entry["executionMode"] = _mode(r["executionMode"], "accountRules[].executionMode")
         if "perTransactionLimit" in r:

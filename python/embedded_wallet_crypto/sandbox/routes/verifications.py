@@ -85,6 +85,10 @@ def verification_body(row: Verification) -> dict[str, Any]:
     return body
 
 
+def _text(value: str | None, where: str) -> str | None:
+    return None if value is None else rules.check_text(value, where)
+
+
 def _missing(resource: str, field: str, reason: str) -> dict[str, Any]:
     return {"resourceId": resource, "type": "MISSING_FIELD", "field": field, "reason": reason}
 
@@ -97,7 +101,10 @@ def _evaluate(
     statuses: list[str] = []
     stored: dict[str, Any] = customer.details or {}
     if customer.customer_type == "BUSINESS":
-        number = body.businessInfo.registrationNumber if body.businessInfo else None
+        number = _text(
+            body.businessInfo.registrationNumber if body.businessInfo else None,
+            "businessInfo.registrationNumber",
+        )
         if number is None:
             info = stored.get("businessInfo")
             value = info.get("registrationNumber") if isinstance(info, dict) else None
@@ -115,7 +122,7 @@ def _evaluate(
             statuses.append(details["kybStatus"])
         owners = []
         for index, owner in enumerate(body.beneficialOwners or []):
-            last = owner.personalInfo.lastName
+            last = _text(owner.personalInfo.lastName, "beneficialOwners[].personalInfo.lastName")
             if last is None:
                 errors.append(
                     _missing(
@@ -131,7 +138,9 @@ def _evaluate(
         if owners:
             details["beneficialOwners"] = owners
     else:
-        last = body.personalInfo.lastName if body.personalInfo else None
+        last = _text(
+            body.personalInfo.lastName if body.personalInfo else None, "personalInfo.lastName"
+        )
         if last is None:
             full = stored.get("fullName")
             last = full.split()[-1] if isinstance(full, str) and full.split() else None
