@@ -38,6 +38,9 @@ ROUTE_MODULES: tuple[str, ...] = (
     "sandbox",
     "transfers",
     "external_accounts",
+    "agents",
+    "invitations",
+    "verifications",
 )
 
 _STATIC = Path(__file__).parent / "static"
