@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The install as a user meets it: build the wheel and the sdist, install each into a bare
 # virtualenv with nothing but its declared dependencies (no requirements-dev.txt), and from outside
-# the source tree import the package, run every Python example of README.md, run `ewc demo` and
+# the source tree import the package, run every Python example of README.md and docs/formats.md,
+# check that a missing extra (redis, postgres, async) names itself, run `ewc demo` and
 # `ewc vectors verify`. Run by scripts/test.sh after setup (it needs the .venv's maturin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,8 @@ say "import"
 "$py" -c 'import embedded_wallet_crypto as ewc; print("embedded_wallet_crypto", ewc.__version__)'
 say "README examples"
 "$py" "$repo/scripts/doc_examples.py" "$repo/README.md"
+say "formats.md examples (tokens, stamp schemes, proofs, webhooks on the declared dependencies)"
+"$py" "$repo/scripts/doc_examples.py" "$repo/docs/formats.md"
 say "an extra that is not installed names itself"
 "$py" - <<'PY'
 from embedded_wallet_crypto.stores import PostgresStore, RedisStore
@@ -44,6 +47,18 @@ for store, argument, extra in (
         print("ImportError:", err)
     else:
         raise SystemExit(f"{store.__name__} without its extra did not raise ImportError")
+
+# The `async` extra (httpx): no declared dependency brings it in.
+import importlib.util
+
+assert importlib.util.find_spec("httpx") is None, "httpx installed without the async extra"
+try:
+    from embedded_wallet_crypto.oidc import AsyncJwksProvider  # noqa: F401
+except ImportError as err:
+    assert "embedded-wallet-crypto[async]" in str(err), err
+    print("ImportError:", err)
+else:
+    raise SystemExit("AsyncJwksProvider without httpx did not raise ImportError")
 PY
 say "the sandbox page's static files are in the wheel"
 "$py" -c 'from importlib import resources; d = resources.files("embedded_wallet_crypto") / "sandbox" / "static"; assert all((d / f).is_file() for f in ("index.html", "page.js")), d'

@@ -3,8 +3,9 @@
 
 Each entry point gets hostile values (lone surrogates, NUL, ints, floats, NaN, None, huge ints,
 released memoryviews, str/bytes/dict subclasses) and byte/char mutations of valid inputs taken
-from vectors/*.json. The contract: only a WalletCryptoError subclass, or TypeError for a wrong
-Python type, may escape; a mutated input never verifies or opens.
+from vectors/*.json (tokens and app proofs: made here with a fixed key). The contract: only a
+WalletCryptoError subclass, or TypeError for a wrong Python type, may escape; a mutated input
+never verifies or opens.
 
     python tests/fuzz/fuzz_entry_points.py --examples 2000 [--seed N] [--only NAME]
 
@@ -345,7 +346,128 @@ def build_targets() -> dict[str, tuple[list[dict[str, object]], Callable[..., ob
         True,
     )
     t["SignedRetry.verify"] = (_retry_valid(), _retry_verify, True)
+    ders = [{"signature": s["signature_der"]} for s in sigs]
+    t["der_to_p1363"] = (ders, lambda **kw: ewc.der_to_p1363(**kw), False)
+    raws = [{"signature": ewc.der_to_p1363(s["signature_der"])} for s in sigs]  # type: ignore[arg-type]
+    t["p1363_to_der"] = (raws, lambda **kw: ewc.p1363_to_der(**kw), False)
+    schemes = [
+        {"stamp": c["inputs"]["stamp"], "payload": h(c["inputs"]["payload"])}
+        for c in cases("stamp_schemes.json", "stamp_verify_schemes")
+        if c.get("valid") and c["inputs"].get("expected_public_key") is None
+    ]
+    t["verify_stamp (schemes)"] = (
+        schemes,
+        lambda **kw: ewc.verify_stamp(kw["stamp"], kw["payload"], schemes=ALL_SCHEMES),
+        True,
+    )
+    t["verify_turnkey_webhook"] = (*_turnkey_webhook(), True)
+    t["tokens.verify_session_jwt"] = (*_session_jwt(), True)
+    t["tokens.verify_verification_token"] = (*_verification_token(), True)
+    t["proofs.verify_app_proof"] = (_app_proofs(), _app_proof_verify, True)
     return t
+
+
+ALL_SCHEMES = (ewc.STAMP_SCHEME_P256, ewc.STAMP_SCHEME_SECP256K1, ewc.STAMP_SCHEME_ED25519)
+
+
+def _turnkey_webhook() -> tuple[list[dict[str, object]], Callable[..., object]]:
+    """Only what the sender controls (headers, body) is mutated; the receiver's keys, window
+    and clock stay those of the vector."""
+    from datetime import datetime, timezone
+
+    settings: list[tuple[object, object, object]] = []
+    valid: list[dict[str, object]] = []
+    for c in cases("turnkey_webhook.json", "turnkey_webhook_verify"):
+        if c.get("valid"):
+            i = c["inputs"]
+            now = datetime.fromtimestamp(i["now_ms"] / 1000, tz=timezone.utc)
+            settings.append((i["verification_keys"], i["max_age_seconds"], now))
+            headers = i["headers"]  # a JSON object, or a list of [name, value] pairs
+            if isinstance(headers, list):
+                headers = [tuple(pair) for pair in headers]
+            valid.append({"headers": headers, "body": h(i["body"]), "setting": len(valid)})
+
+    def call(**kw: object) -> object:
+        index = kw.pop("setting")
+        keys, max_age, now = settings[
+            index if isinstance(index, int) and 0 <= index < len(settings) else 0
+        ]
+        return ewc.verify_turnkey_webhook(
+            kw["headers"],
+            kw["body"],
+            verification_keys=keys,
+            max_age_seconds=max_age,
+            now=now,  # type: ignore[arg-type]
+        )
+
+    return valid, call
+
+
+_TOKEN_SIGNER = ewc.KeyPair.from_private_bytes(bytes(range(1, 33)))
+
+
+def _token_now() -> Any:
+    from datetime import datetime, timezone
+
+    return datetime(2029, 12, 31, tzinfo=timezone.utc)
+
+
+def _session_jwt() -> tuple[list[dict[str, object]], Callable[..., object]]:
+    from datetime import datetime, timezone
+
+    from embedded_wallet_crypto import tokens
+
+    token = tokens.mint_session_jwt(
+        _TOKEN_SIGNER,
+        public_key=_TOKEN_SIGNER.public_key_hex(compressed=True),
+        user_id="user-1",
+        organization_id="org-1",
+        expires_at=datetime(2030, 1, 1, tzinfo=timezone.utc),
+    )
+    return [{"token": token}], lambda **kw: tokens.verify_session_jwt(
+        kw["token"],  # type: ignore[arg-type]
+        notarizer_public_key=_TOKEN_SIGNER.public_key_hex(),
+        now=_token_now(),
+    )
+
+
+def _verification_token() -> tuple[list[dict[str, object]], Callable[..., object]]:
+    from datetime import datetime, timezone
+
+    from embedded_wallet_crypto import tokens
+
+    token = tokens.mint_verification_token(
+        _TOKEN_SIGNER,
+        verification_type="OTP_TYPE_EMAIL",
+        contact="user@example.com",
+        organization_id="org-1",
+        public_key=_TOKEN_SIGNER.public_key_hex(compressed=True),
+        expires_at=datetime(2030, 1, 1, tzinfo=timezone.utc),
+        token_id="token-1",
+    )
+    return [{"token": token}], lambda **kw: tokens.verify_verification_token(
+        kw["token"],  # type: ignore[arg-type]
+        signer_public_key=_TOKEN_SIGNER.public_key_hex(),
+        now=_token_now(),
+    )
+
+
+def _app_proofs() -> list[dict[str, object]]:
+    encryption = ewc.KeyPair.from_private_bytes(bytes(range(2, 34)))
+    payload = '{"type":"APP_PROOF_TYPE_ADDRESS_DERIVATION","timestampMs":"1758058763571"}'
+    proof = {
+        "scheme": "SIGNATURE_SCHEME_EPHEMERAL_KEY_P256",
+        "publicKey": encryption.public_key_hex() + _TOKEN_SIGNER.public_key_hex(),
+        "proofPayload": payload,
+        "signature": ewc.der_to_p1363(_TOKEN_SIGNER.sign(payload.encode())).hex(),
+    }
+    return [{"app_proof": proof}, {"app_proof": json.dumps(proof)}]
+
+
+def _app_proof_verify(**kw: object) -> object:
+    from embedded_wallet_crypto import proofs
+
+    return proofs.verify_app_proof(kw["app_proof"])  # type: ignore[arg-type]
 
 
 def _stamps_forged(result: list[bool]) -> list[bool] | None:
@@ -431,7 +553,13 @@ STRICT = {
     "verify_stamp": {"payload"},
     "verify_stamps": {"payload"},
     "hpke.open": {"ciphertext"},
+    "verify_stamp (schemes)": {"payload"},
+    "verify_turnkey_webhook": {"body"},
+    "tokens.verify_session_jwt": {"token"},
+    "tokens.verify_verification_token": {"token"},
 }
+# Keys the harness carries but the caller (not an attacker) sets: a change is not a mutation.
+SIGNED["verify_turnkey_webhook"] = {"headers", "body"}
 
 
 def unsigned_view(result: object) -> str:
