@@ -403,6 +403,8 @@ def page_server(
         tmp_path_factory.mktemp(f"page-{request.param}"),
         environment=request.param,
         extra=["--port", str(port), "--origin", f"http://localhost:{port}"],
+        # Payments settle in half a second; quotes and challenges still live over a minute.
+        time_scale=0.25,
     )
     running.start()
     running.origin = f"http://localhost:{port}"
