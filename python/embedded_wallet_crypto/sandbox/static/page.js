@@ -1,9 +1,11 @@
 // The sandbox page: a second, independent client of the wire formats (docs/formats.md),
 // written with nothing but the browser's WebAuthn and WebCrypto. It registers a passkey, logs
-// in with it, opens the session key, and stamps signed retries (export, then revoke).
+// in with it, opens the session key, pays a quote from the embedded wallet (the quote's
+// payloadToSign stamped in the browser), and stamps signed retries (export, then revoke).
 //
 // The exported functions are the formats the page needs and nothing more: base58check
-// (section 3), the HPKE open of section 1, P-256 point decompression, and the stamp (section 4).
+// (section 3), the HPKE open of section 1, P-256 point decompression, the stamp (section 4), and
+// the check of a quote's payloadToSign (section 5) before the page stamps it.
 
 const enc = new TextEncoder();
 const subtle = crypto.subtle;
@@ -177,11 +179,48 @@ export async function createStamp(session, payloadToSign) {
   return b64url(enc.encode(stamp));
 }
 
+// ---- a quote's payloadToSign (formats.md section 5) ------------------------------------------
+
+// Refuses to stamp a quote's payloadToSign that is not this quote from this wallet: it must be
+// the SIGN_TRANSACTION_V2 activity with `signWith` the wallet, and its `unsignedTransaction`
+// (here, the hex of the sandbox's JSON summary of the quote) must name this quote, its amounts,
+// currencies and destination. Returns the decoded summary (what the stamp approves).
+export function checkQuotePayload(payloadToSign, quote, accountId) {
+  const refuse = (why) => { throw new Error("payloadToSign is not this quote: " + why); };
+  let payload;
+  try { payload = JSON.parse(payloadToSign); } catch { refuse("not JSON"); }
+  if (payload?.type !== "ACTIVITY_TYPE_SIGN_TRANSACTION_V2") refuse("not a SIGN_TRANSACTION_V2 activity");
+  const parameters = payload.parameters || {};
+  if (parameters.signWith !== accountId) refuse("signWith is not this wallet");
+  const unsigned = String(parameters.unsignedTransaction || "");
+  if (!/^([0-9a-f]{2})+$/.test(unsigned)) refuse("unsignedTransaction is not hex");
+  let summary;
+  try {
+    summary = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(unhex(unsigned)));
+  } catch { refuse("unsignedTransaction is not a quote summary"); }
+  const expected = {
+    quoteId: quote.id,
+    sendingCurrency: quote.sendingCurrency?.code,
+    totalSendingAmount: quote.totalSendingAmount,
+    receivingCurrency: quote.receivingCurrency?.code,
+    totalReceivingAmount: quote.totalReceivingAmount,
+  };
+  for (const [name, value] of Object.entries(expected)) {
+    if (value === undefined || summary?.[name] !== value) refuse(`${name} differs`);
+  }
+  if (summary.destination?.accountId !== quote.destination?.accountId) refuse("destination differs");
+  return summary;
+}
+
 // ---- the page ------------------------------------------------------------------------------
 
 const BASE = "/2025-10-13";
+const FINAL = ["COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"];
 const state = {};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Every call carries the platform credentials (HTTP Basic; see "The page's own choices" in the
+// docs). A failed call throws an Error with the status and the service's answer.
 async function call(method, path, body, headers = {}) {
   const response = await fetch(BASE + path, {
     method,
@@ -190,9 +229,12 @@ async function call(method, path, body, headers = {}) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return { status: response.status, json };
+  if (!response.ok) {
+    const error = new Error(`${method} ${path}: ${response.status} ${text}`);
+    error.status = response.status;
+    throw error;
+  }
+  return { status: response.status, json: text ? JSON.parse(text) : null };
 }
 
 // A signed retry: the first call gets payloadToSign, the retry carries the stamp.
@@ -206,6 +248,32 @@ async function signedRetry(method, path, body) {
   return { payloadToSign, stamp, ...retry };
 }
 
+// An amount in smallest units, from an input field.
+function amountOf(id) {
+  const text = document.getElementById(id).value.trim();
+  if (!/^[1-9][0-9]{0,15}$/.test(text) || BigInt(text) > 9000000000000000n) {
+    throw new Error(`${id}: a whole number of smallest units, 1 to 9000000000000000`);
+  }
+  return Number(text);
+}
+
+// "12.345600 USDC" from {amount, currency: {code, decimals}}.
+export function formatAmount(amount, currency) {
+  const digits = BigInt(amount).toString().padStart(currency.decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - currency.decimals);
+  const fraction = currency.decimals ? "." + digits.slice(-currency.decimals) : "";
+  return `${whole}${fraction} ${currency.code}`;
+}
+
+async function walletAccount() {
+  const { json } = await call("GET", `/customers/internal-accounts?customerId=${encodeURIComponent(state.customerId)}` +
+    "&type=EMBEDDED_WALLET");
+  const account = json.data.find((a) => a.id === state.accountId);
+  if (!account) throw new Error("the wallet is not among the customer's accounts");
+  return { accountId: account.id, type: account.type, amount: account.balance.amount,
+    balance: formatAmount(account.balance.amount, account.balance.currency) };
+}
+
 const steps = {
   async account() {
     state.credentials = document.getElementById("credentials").value.trim();
@@ -214,6 +282,7 @@ const steps = {
       currencies: ["USD"] });
     const accounts = await call("GET",
       `/customers/internal-accounts?customerId=${encodeURIComponent(customer.json.id)}&type=EMBEDDED_WALLET`);
+    state.customerId = customer.json.id;
     state.accountId = accounts.json.data[0].id;
     return { customerId: customer.json.id, accountId: state.accountId };
   },
@@ -259,6 +328,67 @@ const steps = {
     state.session = await openSessionKey(state.sessionInfo.encryptedSessionSigningKey, state.client);
     return { sessionPublicKey: hex(compress(state.session.publicKey)) };
   },
+  async balance() {
+    return walletAccount();
+  },
+  async fund() {
+    // A platform call, and a sandbox-only one: in production the service answers 403.
+    try {
+      await call("POST", `/sandbox/internal-accounts/${encodeURIComponent(state.accountId)}/fund`,
+        { amount: amountOf("fund-amount") });
+    } catch (error) {
+      if (error.status === 403) {
+        throw new Error("Funding is sandbox-only: this service runs in production, where money " +
+          "reaches the wallet through real payments. " + error.message);
+      }
+      throw error;
+    }
+    return walletAccount();
+  },
+  async quote() {
+    const { json: fiat } = await call("GET", `/customers/internal-accounts?customerId=${encodeURIComponent(state.customerId)}` +
+      "&type=INTERNAL_FIAT&currency=USD");
+    if (!fiat.data.length) throw new Error("the customer has no USD account to pay into");
+    const destination = fiat.data[0].id;
+    const { json: quote } = await call("POST", "/quotes", {
+      source: { sourceType: "ACCOUNT", accountId: state.accountId },
+      destination: { destinationType: "ACCOUNT", accountId: destination },
+      lockedCurrencySide: "RECEIVING", lockedCurrencyAmount: amountOf("quote-amount"),
+      description: "sandbox page" });
+    state.quote = quote;
+    const instruction = (quote.paymentInstructions || []).find((i) => "payloadToSign" in i);
+    return { id: quote.id, status: quote.status, expiresAt: quote.expiresAt, destination,
+      sending: formatAmount(quote.totalSendingAmount, quote.sendingCurrency),
+      receiving: formatAmount(quote.totalReceivingAmount, quote.receivingCurrency),
+      fees: formatAmount(quote.feesIncluded, quote.sendingCurrency),
+      transactionId: quote.transactionId, payloadToSign: instruction?.payloadToSign ?? null };
+  },
+  async execute(show) {
+    const quote = state.quote;
+    if (!quote) throw new Error("create a quote first");
+    const instruction = (quote.paymentInstructions || []).find((i) => "payloadToSign" in i);
+    if (!instruction) throw new Error("the quote's payment instructions carry no payloadToSign");
+    const payloadToSign = instruction.payloadToSign;
+    const summary = checkQuotePayload(payloadToSign, quote, state.accountId);
+    // The stamp is over exactly the bytes the service gave (formats.md section 4).
+    const stamp = await createStamp(state.session, payloadToSign);
+    const executed = await call("POST", `/quotes/${encodeURIComponent(quote.id)}/execute`, undefined,
+      { "Service-Wallet-Signature": stamp, "Idempotency-Key": "page-execute-" + quote.id });
+    const result = { quoteId: quote.id, quoteStatus: executed.json.status, payloadToSign, signed: summary,
+      stamp, transactionId: executed.json.transactionId, statuses: [] };
+    // Follow the transaction until it settles (the service's worker moves it).
+    for (let polls = 0; polls < 600; polls++) {
+      const { json: transaction } = await call("GET", `/transactions/${encodeURIComponent(result.transactionId)}`);
+      if (result.statuses.at(-1) !== transaction.status) result.statuses.push(transaction.status);
+      result.status = transaction.status;
+      if (transaction.failureReason) result.failureReason = transaction.failureReason;
+      show(result);
+      if (FINAL.includes(transaction.status)) break;
+      await sleep(250);
+    }
+    result.wallet = await walletAccount();
+    return result;
+  },
   async export() {
     const client = await newClientKey();
     const clientPublicKey = hex(client.publicKey);
@@ -285,8 +415,10 @@ export async function run(name) {
   const out = document.getElementById("out-" + name);
   out.className = "running";
   out.textContent = "…";
+  // A step that takes a while shows where it is (the class stays "running").
+  const show = (value) => { out.textContent = JSON.stringify(value, null, 2); };
   try {
-    const result = await steps[name]();
+    const result = await steps[name](show);
     out.className = "ok";
     out.textContent = JSON.stringify(result, null, 2);
     return result;
