@@ -214,7 +214,7 @@ def test_a_quote_expires(client: SandboxClient, customer: dict[str, Any]) -> Non
     )
     assert expired["status"] == "EXPIRED"
     response = client.post(f"/quotes/{quote['id']}/execute")
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["code"] == "QUOTE_EXPIRED"
 
 

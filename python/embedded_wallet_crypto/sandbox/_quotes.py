@@ -392,7 +392,7 @@ def execute_quote(
     Quote body.
 
     Raises:
-        ApiError: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 400 QUOTE_EXPIRED,
+        ApiError: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 409 QUOTE_EXPIRED,
             400 INSUFFICIENT_FUNDS, 400 for a realtime-funded quote (pay its instructions),
             401 UNAUTHORIZED (a missing or wrong ``Service-Wallet-Signature``).
     """
@@ -401,7 +401,7 @@ def execute_quote(
         raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
     if _expired(row):
         row.status = "EXPIRED"
-        raise ApiError(400, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
+        raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind == "REALTIME_FUNDING":
         raise ApiError(
             400,
@@ -434,7 +434,7 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
     if row.executed:
         raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
     if _expired(row):
-        raise ApiError(400, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
+        raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind != "REALTIME_FUNDING":
         raise ApiError(400, "INVALID_INPUT", "This quote is funded from an account.")
     _claim(db, row)
