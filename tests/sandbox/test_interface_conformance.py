@@ -1,0 +1,478 @@
+"""The interface's rules that no other module proves, over real HTTP against ``ewc serve`` in
+both environments (sandbox and production) where the interface allows both: the holding-account
+types and their funding instructions, the agent's same-currency transfers as TRANSFER_OUT and
+TRANSFER_IN AgentActions, every transfer-in suffix row, the quote lifetime and the answers to
+executing a quote twice or too late, the per-currency configuration on transfers, and the list
+envelope of every list endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from ._client import SandboxClient
+from ._payments import accounts, balance, settled, usd_external, wait_for
+from ._server import SandboxServer
+
+#: A quote lives 5 simulated minutes: 3 s here; a transfer settles in 20 ms.
+TIME_SCALE = 0.01
+
+
+@pytest.fixture(scope="module")
+def env_server(
+    environment: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
+    """A time-scaled server per environment (sandbox, production)."""
+    running = SandboxServer(
+        tmp_path_factory.mktemp(f"conformance-{environment}"),
+        environment=environment,
+        time_scale=TIME_SCALE,
+    )
+    running.start()
+    yield running
+    assert running.stop() == 0
+
+
+@pytest.fixture
+def api(env_server: SandboxServer) -> Iterator[SandboxClient]:
+    client = SandboxClient(env_server.base_url, env_server.auth)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def bearer(env_server: SandboxServer) -> Iterator[list[httpx.Client]]:
+    """Agent clients made by ``connect_agent``, closed afterwards."""
+    made: list[httpx.Client] = []
+    yield made
+    for agent in made:
+        agent.close()
+
+
+def connect_agent(
+    server: SandboxServer,
+    api: SandboxClient,
+    made: list[httpx.Client],
+    customer_id: str,
+    policy: dict[str, Any],
+) -> tuple[str, httpx.Client]:
+    """Create an agent, redeem its device code; its id and a client with its Bearer token."""
+    created = api.post("/agents", {"name": "Bot", "customerId": customer_id, "policy": policy})
+    assert created.status_code == 201, created.text
+    code = created.json()["deviceCode"]["code"]
+    redeemed = httpx.post(f"{server.base_url}/agents/device-codes/{code}/redeem", timeout=30)
+    assert redeemed.status_code == 200, redeemed.text
+    agent = httpx.Client(
+        base_url=server.base_url,
+        headers={"Authorization": f"Bearer {redeemed.json()['accessToken']}"},
+        timeout=30,
+    )
+    made.append(agent)
+    agent_id: str = created.json()["agent"]["id"]
+    return agent_id, agent
+
+
+def transfer_in(api: SandboxClient, source: str, destination: str, amount: int) -> dict[str, Any]:
+    body = {"source": {"accountId": source}, "destination": {"accountId": destination}}
+    response = api.post("/transfer-in", {**body, "amount": amount})
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def funded_customer(api: SandboxClient, amount: int, currencies: list[str]) -> dict[str, Any]:
+    """A customer whose USD account got ``amount`` by a completed transfer-in (which works in
+    production too), and its external USD account (suffix 010: success everywhere)."""
+    customer = api.create_customer(currencies=currencies)
+    found = {name: a["id"] for name, a in accounts(api, customer["id"]).items()}
+    external = usd_external(api, customer["id"], "010")
+    if amount:
+        done = settled(api, transfer_in(api, external["id"], found["USD"], amount)["id"])
+        assert done["status"] == "COMPLETED"
+    return {"id": customer["id"], "external": external["id"], **found}
+
+
+# --- holding accounts --------------------------------------------------------------------------
+
+
+def test_holding_accounts_and_their_funding_instructions(api: SandboxClient) -> None:
+    customer = api.create_customer(currencies=["USD", "EUR", "USDC"])
+
+    def listed(**params: str) -> list[dict[str, Any]]:
+        response = api.get(
+            "/customers/internal-accounts", params={"customerId": customer["id"], **params}
+        )
+        assert response.status_code == 200, response.text
+        data: list[dict[str, Any]] = response.json()["data"]
+        return data
+
+    every = listed()
+    kinds = sorted((a["type"], a["balance"]["currency"]["code"]) for a in every)
+    assert kinds == [
+        ("EMBEDDED_WALLET", "USDC"),
+        ("INTERNAL_CRYPTO", "USDC"),
+        ("INTERNAL_FIAT", "EUR"),
+        ("INTERNAL_FIAT", "USD"),
+    ]
+    assert [a["type"] for a in listed(type="INTERNAL_CRYPTO")] == ["INTERNAL_CRYPTO"]
+    assert len(listed(currency="USDC")) == 2
+    assert [a["type"] for a in listed(currency="USD", type="INTERNAL_FIAT")] == ["INTERNAL_FIAT"]
+    assert listed(currency="GBP") == []
+    for account in every:
+        assert account["id"].startswith("InternalAccount:")
+        assert account["customerId"] == customer["id"]
+        assert account["balance"]["amount"] == 0
+        assert set(account["balance"]["currency"]) == {"code", "name", "symbol", "decimals"}
+        datetime.fromisoformat(account["createdAt"].replace("Z", "+00:00"))
+        datetime.fromisoformat(account["updatedAt"].replace("Z", "+00:00"))
+        (instruction,) = account["fundingPaymentInstructions"]
+        assert isinstance(instruction["isPlatformAccount"], bool)
+        info = instruction["accountOrWalletInfo"]
+        if account["balance"]["currency"]["code"] == "USD":
+            assert info["accountType"] == "USD_ACCOUNT"
+            assert info["paymentRails"] and info["routingNumber"] and info["reference"]
+            assert info["accountNumber"] and info["bankName"]
+        if account["type"] != "INTERNAL_FIAT":
+            assert info["accountType"] == "SPARK_WALLET"
+            assert info["assetType"] == "USDC" and info["address"]
+    # The same account always shows the same instructions.
+    assert listed() == every
+
+
+def test_an_internal_crypto_source_may_execute_immediately(api: SandboxClient) -> None:
+    customer = funded_customer(api, 50_00, ["USD", "USDC"])
+    quote = {
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["USD"]},
+        "destination": {"destinationType": "ACCOUNT", "accountId": customer["USDC"]},
+        "lockedCurrencySide": "SENDING",
+        "lockedCurrencyAmount": 20_00,
+        "immediatelyExecute": True,
+    }
+    executed = api.post("/quotes", quote)
+    assert executed.status_code == 201, executed.text
+    assert settled(api, executed.json()["transactionId"])["status"] == "COMPLETED"
+    back = {
+        **quote,
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["USDC"]},
+        "destination": {"destinationType": "ACCOUNT", "accountId": customer["USD"]},
+        "lockedCurrencyAmount": executed.json()["totalReceivingAmount"],
+    }
+    returned = api.post("/quotes", back)  # from INTERNAL_CRYPTO: allowed too
+    assert returned.status_code == 201, returned.text
+    assert settled(api, returned.json()["transactionId"])["status"] == "COMPLETED"
+
+
+# --- the agent's transfers ---------------------------------------------------------------------
+
+TRANSFER_POLICY: dict[str, Any] = {
+    "permissions": ["CREATE_TRANSFERS", "VIEW_TRANSACTIONS"],
+    "defaultExecutionMode": "AUTO",
+    "spendingLimits": {"currency": "USD", "perTransactionLimit": 1_000_00},
+    "approvalThresholds": {"currency": "USD", "amount": 100_00},
+}
+
+
+def test_agent_transfers_are_agent_actions(
+    env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client]
+) -> None:
+    customer = funded_customer(api, 0, ["USD", "EUR"])
+    agent_id, agent = connect_agent(env_server, api, bearer, customer["id"], TRANSFER_POLICY)
+    inward = {
+        "source": {"accountId": customer["external"]},
+        "destination": {"accountId": customer["USD"]},
+    }
+    outward = {
+        "source": {"accountId": customer["USD"]},
+        "destination": {"accountId": customer["external"]},
+    }
+
+    # none -> APPROVED: under the threshold it runs at once, the transaction populated.
+    auto = agent.post("/agents/me/transfer-in", json={**inward, "amount": 90_00})
+    assert auto.status_code == 201, auto.text
+    action = auto.json()
+    assert action["type"] == "TRANSFER_IN" and action["status"] == "APPROVED"
+    assert action["id"].startswith("AgentAction:") and action["agentId"] == agent_id
+    assert action["customerId"] == customer["id"] and "quote" not in action
+    assert action["transferDetails"] == {
+        "amount": 90_00,
+        "currency": "USD",
+        "sourceAccountId": customer["external"],
+        "destinationAccountId": customer["USD"],
+    }
+    transaction = action["transaction"]
+    assert transaction["type"] == "INCOMING" and transaction["agentId"] == agent_id
+    assert settled(api, transaction["id"])["status"] == "COMPLETED"
+    assert balance(api, customer["id"], "USD") == 90_00
+
+    # The same Idempotency-Key gets the first answer.
+    key = {"Idempotency-Key": "agent-transfer-1"}
+    first = agent.post("/agents/me/transfer-out", json={**outward, "amount": 10_00}, headers=key)
+    again = agent.post("/agents/me/transfer-out", json={**outward, "amount": 10_00}, headers=key)
+    assert first.status_code == again.status_code == 201, first.text
+    assert first.json()["id"] == again.json()["id"]
+    assert first.json()["type"] == "TRANSFER_OUT" and first.json()["status"] == "APPROVED"
+    assert first.json()["transaction"]["type"] == "OUTGOING"
+    assert settled(api, first.json()["transaction"]["id"])["status"] == "COMPLETED"
+    assert balance(api, customer["id"], "USD") == 80_00
+
+    # Above the threshold: PENDING_APPROVAL without a transaction, in the platform's queue.
+    pending = agent.post("/agents/me/transfer-in", json={**inward, "amount": 200_00}).json()
+    assert pending["status"] == "PENDING_APPROVAL" and "transaction" not in pending
+    queue = api.get("/agents/approvals", params={"agentId": agent_id}).json()
+    assert [a["id"] for a in queue["data"]] == [pending["id"]]
+    assert queue["data"][0]["transferDetails"]["amount"] == 200_00
+    decide = f"/agents/{agent_id}/actions/{pending['id']}"
+    assert agent.post(f"{decide}/approve").status_code == 401  # the platform decides, not the agent
+    approved = api.post(f"{decide}/approve")
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["status"] == "APPROVED"
+    assert settled(api, approved.json()["transaction"]["id"])["status"] == "COMPLETED"
+    assert balance(api, customer["id"], "USD") == 280_00
+
+    # PENDING_APPROVAL -> REJECTED: nothing runs.
+    refused = agent.post("/agents/me/transfer-out", json={**outward, "amount": 150_00}).json()
+    assert refused["status"] == "PENDING_APPROVAL"
+    decide = f"/agents/{agent_id}/actions/{refused['id']}"
+    rejected = api.post(f"{decide}/reject", {"reason": "Not today."}).json()
+    assert rejected["status"] == "REJECTED" and rejected["rejectionReason"] == "Not today."
+    assert "transaction" not in rejected
+    assert api.post(f"{decide}/approve").status_code == 409
+    assert balance(api, customer["id"], "USD") == 280_00
+
+    # APPROVED -> FAILED: approved, but the balance is too low by then.
+    short = agent.post("/agents/me/transfer-out", json={**outward, "amount": 500_00}).json()
+    assert short["status"] == "PENDING_APPROVAL"
+    failed = api.post(f"/agents/{agent_id}/actions/{short['id']}/approve").json()
+    assert failed["status"] == "FAILED" and "transaction" not in failed
+    assert balance(api, customer["id"], "USD") == 280_00
+
+    mine = agent.get("/agents/me/actions").json()
+    assert mine["totalCount"] == 5
+    assert {a["type"] for a in mine["data"]} == {"TRANSFER_IN", "TRANSFER_OUT"}
+    assert agent.get(f"/agents/me/actions/{short['id']}").json()["status"] == "FAILED"
+    listed = agent.get("/agents/me/transactions", params={"limit": 100}).json()
+    assert {t["agentId"] for t in listed["data"]} == {agent_id}
+    assert all("reference" in t["reconciliationInstructions"] for t in listed["data"])
+
+
+def test_agent_transfers_are_checked(
+    env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client]
+) -> None:
+    customer = funded_customer(api, 0, ["USD", "EUR"])
+    other = funded_customer(api, 0, ["USD"])
+    _, agent = connect_agent(env_server, api, bearer, customer["id"], TRANSFER_POLICY)
+    quotes_only = {**TRANSFER_POLICY, "permissions": ["CREATE_QUOTES", "EXECUTE_QUOTES"]}
+    _, no_transfers = connect_agent(env_server, api, bearer, customer["id"], quotes_only)
+
+    def out(source: str, destination: str, amount: int = 10_00) -> dict[str, Any]:
+        return {
+            "source": {"accountId": source},
+            "destination": {"accountId": destination},
+            "amount": amount,
+        }
+
+    cases = [
+        (no_transfers, out(customer["USD"], customer["external"]), 403, "POLICY_PERMISSION_DENIED"),
+        (agent, out(customer["USD"], other["external"]), 403, "POLICY_ACCOUNT_NOT_ALLOWED"),
+        (agent, out(other["USD"], customer["external"]), 403, "POLICY_ACCOUNT_NOT_ALLOWED"),
+        (agent, out(customer["EUR"], customer["external"]), 400, "CURRENCY_MISMATCH"),
+        (agent, out(customer["WALLET"], customer["external"]), 400, "CURRENCY_MISMATCH"),
+        (agent, out("InternalAccount:nope", customer["external"]), 404, "NOT_FOUND"),
+        (agent, out(customer["USD"], customer["external"], 2_000_00), 403, "POLICY_LIMIT_EXCEEDED"),
+    ]
+    for client, body, status, code in cases:
+        response = client.post("/agents/me/transfer-out", json=body)
+        assert (response.status_code, response.json()["code"]) == (status, code), body
+    pull = out(customer["external"], customer["USD"])
+    assert no_transfers.post("/agents/me/transfer-in", json=pull).status_code == 403
+    unauthenticated = api.http.post("/agents/me/transfer-in", json=pull)
+    assert unauthenticated.status_code == 401  # Basic is not an agent's Bearer token
+    assert agent.get("/agents/me/actions").json()["totalCount"] == 0
+
+
+# --- transfer-in, every suffix row -------------------------------------------------------------
+
+#: Transfer in, by the external account's last three digits: the status at creation, the end.
+TRANSFER_IN_ROWS = [
+    ("002", "FAILED", "FAILED", "FUNDING_AMOUNT_MISMATCH"),  # insufficient funds, at once
+    ("003", "FAILED", "FAILED", "ACCOUNT_INVALID"),  # account closed or invalid, at once
+    ("004", "PROCESSING", "REJECTED", "ACCOUNT_CANNOT_RECEIVE"),  # the bank rejects it
+    ("005", "PENDING", "FAILED", "COUNTERPARTY_POST_TX_FAILED"),  # pending ~30 s, then fails
+    ("010", "PROCESSING", "COMPLETED", None),
+]
+
+
+@pytest.mark.parametrize(("suffix", "first", "final", "reason"), TRANSFER_IN_ROWS)
+def test_transfer_in_suffix_rows(
+    api: SandboxClient,
+    environment: str,
+    suffix: str,
+    first: str,
+    final: str,
+    reason: str | None,
+) -> None:
+    customer = api.create_customer(currencies=["USD"])
+    usd = accounts(api, customer["id"])["USD"]["id"]
+    external = usd_external(api, customer["id"], suffix)
+    created = transfer_in(api, external["id"], usd, 7_00)
+    if environment == "production":  # the suffixes select nothing: every transfer succeeds
+        first, final, reason = "PROCESSING", "COMPLETED", None
+    assert created["status"] == first
+    assert created["type"] == "INCOMING"
+    assert created["reconciliationInstructions"]["reference"]
+    done = settled(api, created["id"])
+    assert done["status"] == final
+    assert done.get("failureReason") == reason
+    assert ("settledAt" in done) is (final == "COMPLETED")
+    assert balance(api, customer["id"], "USD") == (7_00 if final == "COMPLETED" else 0)
+
+
+# --- quotes ------------------------------------------------------------------------------------
+
+
+def _seconds(value: str) -> float:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def test_quote_lifetime_and_executing_twice_or_too_late(api: SandboxClient) -> None:
+    customer = funded_customer(api, 100_00, ["USD", "EUR"])
+    body = {
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["USD"]},
+        "destination": {"destinationType": "ACCOUNT", "accountId": customer["EUR"]},
+        "lockedCurrencySide": "RECEIVING",
+        "lockedCurrencyAmount": 10_00,
+    }
+    quote = api.post("/quotes", body).json()
+    assert quote["totalReceivingAmount"] == 10_00  # the locked side
+    lifetime = _seconds(quote["expiresAt"]) - _seconds(quote["createdAt"])
+    assert 60 * TIME_SCALE - 0.002 <= lifetime <= 300 * TIME_SCALE + 0.002  # 1 to 5 minutes
+    executed = api.post(f"/quotes/{quote['id']}/execute")
+    assert executed.status_code == 200, executed.text
+    twice = api.post(f"/quotes/{quote['id']}/execute")
+    assert (twice.status_code, twice.json()["code"]) == (409, "QUOTE_ALREADY_EXECUTED")
+    assert settled(api, quote["transactionId"])["status"] == "COMPLETED"
+    # An executed quote never turns EXPIRED.
+    late = api.post("/quotes", body).json()
+    wait_for(lambda: api.get(f"/quotes/{late['id']}").json(), lambda q: q["status"] == "EXPIRED")
+    assert api.get(f"/quotes/{quote['id']}").json()["status"] == "COMPLETED"
+    expired = api.post(f"/quotes/{late['id']}/execute")
+    assert (expired.status_code, expired.json()["code"]) == (409, "QUOTE_EXPIRED")
+
+
+# --- the per-currency configuration on transfers -----------------------------------------------
+
+
+def test_supported_currencies_limit_transfers(api: SandboxClient) -> None:
+    customer = funded_customer(api, 0, ["USD"])
+    original = api.get("/config").json()["supportedCurrencies"]
+    usd = next(entry for entry in original if entry["currencyCode"] == "USD")
+    narrowed = [
+        entry
+        if entry is not usd
+        else {
+            **usd,
+            "minAmount": 1_00,
+            "maxAmount": 500_00,
+            "enabledTransactionTypes": ["OUTGOING"],
+        }
+        for entry in original
+    ]
+    patched = api.request("PATCH", "/config", json={"supportedCurrencies": narrowed})
+    assert patched.status_code == 200, patched.text
+    try:
+        assert api.get("/config").json()["supportedCurrencies"] == narrowed
+        pull = {
+            "source": {"accountId": customer["external"]},
+            "destination": {"accountId": customer["USD"]},
+            "amount": 10_00,
+        }
+        refused = api.post("/transfer-in", pull)  # INCOMING is not enabled for USD
+        assert (refused.status_code, refused.json()["code"]) == (400, "UNSUPPORTED_CURRENCY")
+        push = {
+            "source": {"accountId": customer["USD"]},
+            "destination": {"accountId": customer["external"]},
+        }
+        for amount, code in [(99, "AMOUNT_TOO_SMALL"), (500_01, "AMOUNT_TOO_LARGE")]:
+            response = api.post("/transfer-out", {**push, "amount": amount})
+            assert (response.status_code, response.json()["code"]) == (400, code)
+    finally:
+        restored = api.request("PATCH", "/config", json={"supportedCurrencies": original})
+        assert restored.status_code == 200, restored.text
+
+
+# --- the list envelope on every list endpoint --------------------------------------------------
+
+
+def walk(client: httpx.Client, path: str, params: dict[str, str]) -> list[str]:
+    """Every id of a list, one item a page: the envelope holds on each page."""
+    ids: list[str] = []
+    cursor: str | None = None
+    total = None
+    while True:
+        query = {**params, "limit": "1", **({"cursor": cursor} if cursor else {})}
+        response = client.get(path, params=query)
+        assert response.status_code == 200, (path, response.text)
+        body = response.json()
+        assert set(body) <= {"data", "hasMore", "nextCursor", "totalCount"}, path
+        assert len(body["data"]) <= 1
+        total = body["totalCount"] if total is None else total
+        assert body["totalCount"] == total, path
+        ids += [item["id"] for item in body["data"]]
+        assert ("nextCursor" in body) is body["hasMore"], path
+        if not body["hasMore"]:
+            break
+        cursor = body["nextCursor"]
+    assert len(ids) == len(set(ids)) == total, path
+    for limit in ("0", "101"):
+        refused = client.get(path, params={**params, "limit": limit})
+        assert refused.status_code == 400, (path, limit)
+        assert refused.json()["code"] == "INVALID_INPUT"
+    everything = client.get(path, params={**params, "limit": "100"}).json()
+    assert [item["id"] for item in everything["data"]] == ids
+    assert client.get(path, params=params).json()["data"] == everything["data"][:20]
+    return ids
+
+
+def test_every_list_has_the_envelope(
+    env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client]
+) -> None:
+    customer = funded_customer(api, 30_00, ["USD", "EUR"])
+    usd_external(api, customer["id"], "011")
+    usd_external(api, None, "012")
+    usd_external(api, None, "013")
+    transfer_in(api, customer["external"], customer["USD"], 5_00)
+    waiting = {**TRANSFER_POLICY, "defaultExecutionMode": "APPROVAL_REQUIRED"}
+    agent_id, agent = connect_agent(env_server, api, bearer, customer["id"], waiting)
+    connect_agent(env_server, api, bearer, customer["id"], waiting)
+    pull = {
+        "source": {"accountId": customer["external"]},
+        "destination": {"accountId": customer["USD"]},
+    }
+    for amount in (1_00, 2_00, 3_00):
+        submitted = agent.post("/agents/me/transfer-in", json={**pull, "amount": amount})
+        assert submitted.json()["status"] == "PENDING_APPROVAL", submitted.text
+    mine = {"customerId": customer["id"]}
+    lists: list[tuple[httpx.Client, str, dict[str, str], int]] = [
+        (api.http, "/customers/internal-accounts", mine, 3),
+        (api.http, "/customers/external-accounts", mine, 2),
+        (api.http, "/platform/external-accounts", {"currency": "USD"}, 2),
+        (api.http, "/transactions", mine, 2),
+        (api.http, "/agents", mine, 2),
+        (api.http, "/agents/approvals", {"agentId": agent_id}, 3),
+        (agent, "/agents/me/actions", {}, 3),
+        (agent, "/agents/me/transactions", {}, 2),
+    ]
+    for client, path, params, at_least in lists:
+        ids = walk(client, path, params)
+        assert len(ids) >= at_least, path
+    # The sortable lists: asc is desc reversed (desc is the default).
+    for client, path, params, _ in lists:
+        if path not in ("/transactions", "/agents/approvals", "/agents/me/transactions"):
+            continue
+        desc = walk(client, path, {**params, "sortOrder": "desc"})
+        assert walk(client, path, {**params, "sortOrder": "asc"}) == desc[::-1], path
+        assert walk(client, path, params) == desc, path
