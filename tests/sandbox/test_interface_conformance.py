@@ -2,8 +2,8 @@
 both environments (sandbox and production) where the interface allows both: the holding-account
 types and their funding instructions, the agent's same-currency transfers as TRANSFER_OUT and
 TRANSFER_IN AgentActions, every transfer-in suffix row, the quote lifetime and the answers to
-executing a quote twice or too late, the per-currency configuration on transfers, and the list
-envelope of every list endpoint."""
+executing a quote twice or too late, receiver lookups and the lookupId of a quote, the
+per-currency configuration on transfers, and the list envelope of every list endpoint."""
 
 from __future__ import annotations
 
@@ -361,6 +361,80 @@ def test_quote_lifetime_and_executing_twice_or_too_late(api: SandboxClient) -> N
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "COMPLETED"
     expired = api.post(f"/quotes/{late['id']}/execute")
     assert (expired.status_code, expired.json()["code"]) == (409, "QUOTE_EXPIRED")
+
+
+# --- receiver lookups ----------------------------------------------------------------------------
+
+RECEIVER = "$success.eur@sandbox.uma.invalid"
+
+
+def test_a_quote_to_an_uma_address_names_its_lookup(api: SandboxClient) -> None:
+    customer = funded_customer(api, 100_00, ["USD", "EUR"])
+    lookup = api.get(f"/receiver/uma/{RECEIVER}", params={"customerId": customer["id"]})
+    assert lookup.status_code == 200, lookup.text
+    found = lookup.json()
+    assert found["lookupId"].startswith("Lookup:") and found["receiverUmaAddress"] == RECEIVER
+    (preference,) = found["supportedCurrencies"]
+    assert preference["currency"]["code"] == "EUR" and preference["estimatedExchangeRate"] > 0
+    assert 1 <= preference["min"] <= preference["max"]
+    assert found["requiredPayerDataFields"] == [{"name": "FULL_NAME", "mandatory": True}]
+    for path, params, status, code in [
+        (f"/receiver/uma/{RECEIVER}", {}, 400, "INVALID_INPUT"),
+        (f"/receiver/uma/{RECEIVER}", {"customerId": "Customer:nope"}, 404, "NOT_FOUND"),
+        ("/receiver/uma/$nobody@example.com", {"senderUmaAddress": "$a@b.c"}, 404, "UMA_NOT_FOUND"),
+        (
+            "/receiver/external-account/ExternalAccount:nope",
+            {"customerId": customer["id"]},
+            404,
+            "NOT_FOUND",
+        ),
+    ]:
+        response = api.get(path, params=params)
+        assert (response.status_code, response.json()["code"]) == (status, code), path
+
+    body: dict[str, Any] = {
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["USD"]},
+        "destination": {"destinationType": "UMA_ADDRESS", "umaAddress": RECEIVER},
+        "lockedCurrencySide": "SENDING",
+        "lockedCurrencyAmount": 20_00,
+    }
+    other = api.get(
+        "/receiver/uma/$success.mxn@sandbox.uma.invalid", params={"senderUmaAddress": "$a@b.c"}
+    ).json()
+    payer = {"senderCustomerInfo": {"FULL_NAME": "Jane Doe"}}
+    for extra, status, code in [
+        ({}, 400, "INVALID_INPUT"),  # no lookupId
+        ({"lookupId": found["lookupId"]}, 400, "MISSING_MANDATORY_USER_INFO"),
+        ({"lookupId": other["lookupId"], **payer}, 400, "INVALID_INPUT"),  # another receiver
+        ({"lookupId": "Lookup:nope", **payer}, 404, "LOOKUP_REQUEST_NOT_FOUND"),
+    ]:
+        response = api.post("/quotes", {**body, **extra})
+        assert (response.status_code, response.json()["code"]) == (status, code), extra
+    paid = api.post("/quotes", {**body, "lookupId": found["lookupId"], **payer})
+    assert paid.status_code == 201, paid.text
+    assert paid.json()["receivingCurrency"]["code"] == "EUR"
+    assert api.post(f"/quotes/{paid.json()['id']}/execute").status_code == 200
+    assert settled(api, paid.json()["transactionId"])["status"] == "COMPLETED"
+
+    # An external account's lookup: optional for its quote, but it must be of that account.
+    eur = usd_external(api, customer["id"], "020")
+    account = api.get(
+        f"/receiver/external-account/{customer['external']}", params={"customerId": customer["id"]}
+    ).json()
+    assert account["accountId"] == customer["external"]
+    assert account["supportedCurrencies"][0]["currency"]["code"] == "USD"
+    assert account["requiredPayerDataFields"] == []
+    to_account = {
+        **body,
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["EUR"]},
+        "destination": {"destinationType": "ACCOUNT", "accountId": customer["external"]},
+    }
+    assert api.post("/quotes", {**to_account, "lookupId": account["lookupId"]}).status_code == 201
+    elsewhere = {
+        **to_account,
+        "destination": {"destinationType": "ACCOUNT", "accountId": eur["id"]},
+    }
+    assert api.post("/quotes", {**elsewhere, "lookupId": account["lookupId"]}).status_code == 400
 
 
 # --- the per-currency configuration on transfers -----------------------------------------------

@@ -23,7 +23,7 @@ from ._currencies import currency
 from ._errors import ApiError, library_error
 from ._ids import new_id
 from ._models import Customer, InternalAccount
-from ._models_payments import ExternalAccount, IdempotencyRecord, QuoteRow
+from ._models_payments import ExternalAccount, IdempotencyRecord, LookupRow, QuoteRow
 from ._payment_tables import (
     MAX_LOCKED_AMOUNT,
     QUOTE_LIFETIME_SECONDS,
@@ -166,6 +166,38 @@ def _destination(
     return external.currency, "EXTERNAL", external.identifier, echo
 
 
+def _check_lookup(db: Session, body: QuoteCreate, destination: dict[str, Any]) -> None:
+    """A quote to an UMA address names the lookup of that address; a given ``lookupId`` must
+    be of this destination, and ``senderCustomerInfo`` must hold every mandatory field the
+    lookup's ``requiredPayerDataFields`` named."""
+    uma = destination.get("umaAddress")
+    if body.lookupId is None:
+        if uma is not None:
+            raise ApiError(
+                400,
+                "INVALID_INPUT",
+                "A quote to an UMA address needs the lookupId of GET /receiver/uma/{address}.",
+            )
+        return
+    lookup = db.get(LookupRow, body.lookupId)
+    if lookup is None:
+        raise ApiError(404, "LOOKUP_REQUEST_NOT_FOUND", "No receiver lookup has this id.")
+    if lookup.target != (uma if uma is not None else destination.get("accountId")):
+        raise ApiError(400, "INVALID_INPUT", "The lookup is of another receiver.")
+    given = body.senderCustomerInfo or {}
+    missing = [
+        str(field["name"])
+        for field in lookup.required_payer_fields
+        if field.get("mandatory") and not given.get(str(field["name"]))
+    ]
+    if missing:
+        raise ApiError(
+            400,
+            "MISSING_MANDATORY_USER_INFO",
+            f"senderCustomerInfo needs {', '.join(missing)} (the receiver's lookup asks for it).",
+        )
+
+
 def _funding_instructions(quote_id: str, code: str, amount: int) -> list[dict[str, Any]]:
     reference = "SBX-" + quote_id.rsplit(":", 1)[-1][:8].upper()
     return [
@@ -224,11 +256,13 @@ def create_quote(
 
     Raises:
         ApiError: 400 (same currency, no rate, limits, ``immediatelyExecute`` not allowed,
-            amount too small), 404 (unknown account or customer).
+            amount too small, an UMA destination without its lookup, missing payer data),
+            404 (unknown account, customer or lookup).
     """
     del signature_header
     sending, source_kind, customer_id, source_echo = _source(db, body.source)
     receiving, destination_kind, _, destination_echo = _destination(db, body.destination)
+    _check_lookup(db, body, destination_echo)
     if sending == receiving:
         raise ApiError(
             400,
