@@ -7,15 +7,26 @@ per-currency configuration on transfers, and the list envelope of every list end
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
+import embedded_wallet_crypto as ewc
 import httpx
 import pytest
 
 from ._client import SandboxClient
-from ._payments import accounts, balance, settled, usd_external, wait_for
+from ._flows import Wallet
+from ._payments import (
+    Receiver,
+    accounts,
+    balance,
+    settled,
+    usd_external,
+    wait_for,
+    webhook_receiver,
+)
 from ._server import SandboxServer
 
 #: A quote lives 5 simulated minutes: 3 s here; a transfer settles in 20 ms.
@@ -166,6 +177,105 @@ def test_an_internal_crypto_source_may_execute_immediately(api: SandboxClient) -
     assert settled(api, returned.json()["transactionId"])["status"] == "COMPLETED"
 
 
+# --- an embedded wallet pays, in both environments ----------------------------------------------
+
+
+def test_an_embedded_wallet_source_signs_its_execution(
+    env_server: SandboxServer, api: SandboxClient, environment: str
+) -> None:
+    wallet = Wallet(api, env_server)
+    _, key = wallet.first_login("EMAIL_OTP")
+    owner = next(
+        a["customerId"]
+        for a in api.get(
+            "/customers/internal-accounts", params={"type": "EMBEDDED_WALLET", "limit": 100}
+        ).json()["data"]
+        if a["id"] == wallet.account_id
+    )
+    usd = accounts(api, owner)["USD"]["id"]
+    external = usd_external(api, owner, "010")
+    settled(api, transfer_in(api, external["id"], usd, 100_00)["id"])
+    # Fill the wallet (USDC) from the USD account: no signature, the source is INTERNAL_FIAT.
+    filled = api.post(
+        "/quotes",
+        {
+            "source": {"sourceType": "ACCOUNT", "accountId": usd},
+            "destination": {"destinationType": "ACCOUNT", "accountId": wallet.account_id},
+            "lockedCurrencySide": "SENDING",
+            "lockedCurrencyAmount": 80_00,
+            "immediatelyExecute": True,
+        },
+    )
+    assert filled.status_code == 201, filled.text
+    assert settled(api, filled.json()["transactionId"])["status"] == "COMPLETED"
+    body = {
+        "source": {"sourceType": "ACCOUNT", "accountId": wallet.account_id},
+        "destination": {"destinationType": "ACCOUNT", "accountId": external["id"]},
+        "lockedCurrencySide": "RECEIVING",
+        "lockedCurrencyAmount": 10_00,
+    }
+    refused = api.post("/quotes", {**body, "immediatelyExecute": True})
+    assert refused.json()["code"] == "IMMEDIATE_EXECUTION_NOT_SUPPORTED"
+    quote = api.post("/quotes", body).json()
+    (instruction,) = quote["paymentInstructions"]
+    payload = instruction["payloadToSign"]
+    execute = f"/quotes/{quote['id']}/execute"
+    assert api.post(execute).status_code == 401
+    magic = api.post(execute, headers={"Service-Wallet-Signature": "sandbox-valid-signature"})
+    if environment == "production":  # the magic value is refused like any wrong value
+        assert magic.status_code == 401
+        assert magic.json()["reason"] == "Invalid Service-Wallet-Signature"
+        executed = api.post(
+            execute, headers={"Service-Wallet-Signature": ewc.create_stamp(payload, key)}
+        )
+    else:
+        executed = magic
+    assert executed.status_code == 200, executed.text
+    assert settled(api, quote["transactionId"])["status"] == "COMPLETED"
+
+
+# --- the platform configuration ------------------------------------------------------------------
+
+
+def test_the_platform_configuration(api: SandboxClient) -> None:
+    config = api.get("/config").json()
+    assert config["id"].startswith("PlatformConfig:")
+    assert isinstance(config["isRegulatedFinancialInstitution"], bool)
+    assert config["umaDomain"] and config["proxyUmaSubdomain"]
+    for entry in config["supportedCurrencies"]:
+        assert set(entry) == {
+            "currencyCode",
+            "minAmount",
+            "maxAmount",
+            "enabledTransactionTypes",
+            "requiredCounterpartyFields",
+            "providerRequiredCustomerFields",
+            "providerRequiredCounterpartyCustomerFields",
+        }
+    patched = api.request(
+        "PATCH",
+        "/config",
+        json={
+            "umaDomain": "pay.example.com",
+            "id": "PlatformConfig:mine",  # read-only fields are ignored
+            "isRegulatedFinancialInstitution": not config["isRegulatedFinancialInstitution"],
+        },
+    )
+    assert patched.status_code == 200, patched.text
+    after = patched.json()
+    assert after["umaDomain"] == "pay.example.com"
+    assert after["id"] == config["id"] and after["createdAt"] == config["createdAt"]
+    assert after["isRegulatedFinancialInstitution"] == config["isRegulatedFinancialInstitution"]
+    assert api.get("/config").json() == after
+    bad = api.request(
+        "PATCH",
+        "/config",
+        json={"supportedCurrencies": [{"currencyCode": "USD", "minAmount": 5, "maxAmount": 4}]},
+    )
+    assert bad.status_code == 400
+    api.request("PATCH", "/config", json={"umaDomain": config["umaDomain"]})
+
+
 # --- the agent's transfers ---------------------------------------------------------------------
 
 TRANSFER_POLICY: dict[str, Any] = {
@@ -259,6 +369,70 @@ def test_agent_transfers_are_agent_actions(
     assert all("reference" in t["reconciliationInstructions"] for t in listed["data"])
 
 
+def test_an_execution_that_fails_at_once_fails_the_action(
+    env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client], environment: str
+) -> None:
+    customer = funded_customer(api, 100_00, ["USD", "EUR"])
+    failing = usd_external(api, customer["id"], "002")  # the sandbox fails both at once
+    policy = {
+        **TRANSFER_POLICY,
+        "permissions": ["CREATE_TRANSFERS", "CREATE_QUOTES", "EXECUTE_QUOTES"],
+    }
+    _, agent = connect_agent(env_server, api, bearer, customer["id"], policy)
+    sent = agent.post(
+        "/agents/me/transfer-out",
+        json={
+            "source": {"accountId": customer["USD"]},
+            "destination": {"accountId": failing["id"]},
+            "amount": 10_00,
+        },
+    ).json()
+    quote = agent.post(
+        "/agents/me/quotes",
+        json={
+            "source": {"sourceType": "ACCOUNT", "accountId": customer["EUR"]},
+            "destination": {"destinationType": "ACCOUNT", "accountId": failing["id"]},
+            "lockedCurrencySide": "RECEIVING",
+            "lockedCurrencyAmount": 10_00,
+        },
+    ).json()
+    executed = agent.post(f"/agents/me/quotes/{quote['id']}/execute").json()
+    assert executed["status"] == "FAILED"  # the EUR account is empty: no transaction
+    assert "transaction" not in executed
+    if environment == "production":  # suffixes select nothing: it runs
+        assert sent["status"] == "APPROVED"
+        assert settled(api, sent["transaction"]["id"])["status"] == "COMPLETED"
+        return
+    assert sent["status"] == "FAILED"  # APPROVED, then the execution failed at once
+    assert sent["transaction"]["status"] == "FAILED"
+    assert sent["transaction"]["failureReason"] == "FUNDING_AMOUNT_MISMATCH"
+    assert balance(api, customer["id"], "USD") == 100_00  # returned
+    # A quote execution to suffix 002 fails at once too.
+    eur = api.post(
+        "/quotes",
+        {
+            "source": {"sourceType": "ACCOUNT", "accountId": customer["USD"]},
+            "destination": {"destinationType": "ACCOUNT", "accountId": customer["EUR"]},
+            "lockedCurrencySide": "SENDING",
+            "lockedCurrencyAmount": 50_00,
+            "immediatelyExecute": True,
+        },
+    ).json()
+    assert settled(api, eur["transactionId"])["status"] == "COMPLETED"
+    again = agent.post(
+        "/agents/me/quotes",
+        json={
+            "source": {"sourceType": "ACCOUNT", "accountId": customer["EUR"]},
+            "destination": {"destinationType": "ACCOUNT", "accountId": failing["id"]},
+            "lockedCurrencySide": "RECEIVING",
+            "lockedCurrencyAmount": 10_00,
+        },
+    ).json()
+    failed = agent.post(f"/agents/me/quotes/{again['id']}/execute").json()
+    assert failed["status"] == "FAILED"
+    assert failed["transaction"]["failureReason"] == "QUOTE_EXECUTION_FAILED"
+
+
 def test_agent_transfers_are_checked(
     env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client]
 ) -> None:
@@ -348,6 +522,13 @@ def test_quote_lifetime_and_executing_twice_or_too_late(api: SandboxClient) -> N
     }
     quote = api.post("/quotes", body).json()
     assert quote["totalReceivingAmount"] == 10_00  # the locked side
+    waiting = api.get(f"/transactions/{quote['transactionId']}").json()  # PENDING: quote created
+    assert (waiting["status"], waiting["type"], waiting["quoteId"]) == (
+        "PENDING",
+        "OUTGOING",
+        quote["id"],
+    )
+    assert balance(api, customer["id"], "USD") == 100_00  # nothing moved yet
     lifetime = _seconds(quote["expiresAt"]) - _seconds(quote["createdAt"])
     assert 60 * TIME_SCALE - 0.002 <= lifetime <= 300 * TIME_SCALE + 0.002  # 1 to 5 minutes
     executed = api.post(f"/quotes/{quote['id']}/execute")
@@ -361,6 +542,10 @@ def test_quote_lifetime_and_executing_twice_or_too_late(api: SandboxClient) -> N
     assert api.get(f"/quotes/{quote['id']}").json()["status"] == "COMPLETED"
     expired = api.post(f"/quotes/{late['id']}/execute")
     assert (expired.status_code, expired.json()["code"]) == (409, "QUOTE_EXPIRED")
+    # Its transaction ends EXPIRED (the worker moves it at the quote's expiresAt).
+    lapsed = settled(api, late["transactionId"])
+    assert (lapsed["status"], lapsed["failureReason"]) == ("EXPIRED", "QUOTE_EXPIRED")
+    assert balance(api, customer["id"], "USD") == 100_00 - quote["totalSendingAmount"]
 
 
 # --- receiver lookups ----------------------------------------------------------------------------
@@ -550,3 +735,50 @@ def test_every_list_has_the_envelope(
         desc = walk(client, path, {**params, "sortOrder": "desc"})
         assert walk(client, path, {**params, "sortOrder": "asc"}) == desc[::-1], path
         assert walk(client, path, params) == desc, path
+
+
+# --- webhooks, in both environments --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[Receiver]:
+    with webhook_receiver() as running:
+        yield running
+
+
+def test_transaction_events_are_signed_webhooks(api: SandboxClient, receiver: Receiver) -> None:
+    """Last in the module: from here on the server sends its events to ``receiver``."""
+    patched = api.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})
+    assert patched.status_code == 200, patched.text
+    customer = funded_customer(api, 0, ["USD"])
+    created = transfer_in(api, customer["external"], customer["USD"], 3_00)
+    assert settled(api, created["id"])["status"] == "COMPLETED"
+
+    def mine() -> dict[str, Any]:
+        with receiver.lock:
+            found = [
+                (headers, body)
+                for headers, body in receiver.requests
+                if json.loads(body)["data"]["transaction"]["id"] == created["id"]
+            ]
+        return {"found": found}
+
+    deliveries = wait_for(mine, lambda d: len(d["found"]) >= 2)["found"]
+    public_key = api.get("/sandbox/webhook-public-key").text
+    events = []
+    for headers, body in deliveries:
+        ewc.verify_webhook_signature(headers["X-Grid-Signature"], body, public_key)
+        event = json.loads(body)
+        assert headers["X-Grid-Webhook-Id"] == event["id"]
+        events.append(event)
+    assert [e["data"]["transaction"]["status"] for e in events] == ["PROCESSING", "COMPLETED"]
+    assert {e["type"] for e in events} == {"INCOMING_PAYMENT"}
+    assert len({e["id"] for e in events}) == 2 and all(
+        e["id"].startswith("Webhook:") for e in events
+    )
+    forged = bytearray(deliveries[0][1])
+    forged[-2:-1] = b" "
+    with pytest.raises(ewc.WalletCryptoError):
+        ewc.verify_webhook_signature(
+            deliveries[0][0]["X-Grid-Signature"], bytes(forged), public_key
+        )

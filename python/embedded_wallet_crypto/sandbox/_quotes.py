@@ -23,11 +23,18 @@ from ._currencies import currency
 from ._errors import ApiError, library_error
 from ._ids import new_id
 from ._models import Customer, InternalAccount
-from ._models_payments import ExternalAccount, IdempotencyRecord, LookupRow, QuoteRow
+from ._models_payments import (
+    ExternalAccount,
+    IdempotencyRecord,
+    LookupRow,
+    QuoteRow,
+    TransactionRow,
+)
 from ._payment_tables import (
     MAX_LOCKED_AMOUNT,
     QUOTE_LIFETIME_SECONDS,
     RATES_PER_USD,
+    Step,
     convert,
     quote_outcome,
     suffix_of,
@@ -354,6 +361,7 @@ def create_quote(
     db.flush()
     if body.immediatelyExecute:
         return execute_quote(db, row, services=services, agent=agent)
+    _start(db, services, row, agent=agent, source_internal=False, pending=True)
     return quote_body(row)
 
 
@@ -477,8 +485,17 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
 
 
 def _start(
-    db: Session, services: Services, row: QuoteRow, *, agent: str | None, source_internal: bool
+    db: Session,
+    services: Services,
+    row: QuoteRow,
+    *,
+    agent: str | None,
+    source_internal: bool,
+    pending: bool = False,
 ) -> None:
+    """Start the quote's transaction with its outcome (the execution); with ``pending``, the
+    transaction of a quote not executed yet: PENDING, then EXPIRED with QUOTE_EXPIRED when the
+    quote expires unexecuted (the execution replaces it)."""
     destination = row.destination
     internal = None
     if destination.get("destinationType") == "UMA_ADDRESS":
@@ -491,6 +508,17 @@ def _start(
         steps = quote_outcome(
             suffix_of(external.identifier) if external is not None and services.sandbox else None
         )
+    if pending:
+        steps = [
+            Step(0, "PENDING"),
+            Step(QUOTE_LIFETIME_SECONDS, "EXPIRED", "QUOTE_EXPIRED"),
+        ]
+        internal = None  # nothing is credited or returned: nothing moved
+    else:
+        waiting = db.get(TransactionRow, row.transaction_id)
+        if waiting is not None:
+            db.delete(waiting)
+            db.flush()
     customer = db.get(Customer, row.customer_id) if row.customer_id else None
     new_transaction(
         db,
@@ -515,7 +543,7 @@ def _start(
         transaction_id=row.transaction_id,
         extra={"umaAddress": destination.get("umaAddress")},
     )
-    row.executed = True
+    row.executed = row.executed or not pending
     db.flush()
 
 

@@ -25,7 +25,7 @@ from .. import _agents as rules
 from .._auth import require_platform
 from .._clock import iso
 from .._db import get_session
-from .._errors import ApiError
+from .._errors import ApiError, ErrorOut, error_responses
 from .._ids import new_id
 from .._lists import page as sql_page
 from .._models import Customer, InternalAccount
@@ -583,6 +583,16 @@ def _own_quote(session: Session, agent: Agent, quote_id: str) -> QuoteRow:
     return row
 
 
+def _failed_at_once(transaction: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The transaction of an execution that began, unless it failed at once (a sandbox outcome
+    such as suffix 002): then the execution failed, and the action ends FAILED with it."""
+    if transaction.get("status") == "FAILED":
+        raise rules.ExecutionFailed(
+            str(transaction.get("failureReason") or "EXECUTION_FAILED"), transaction
+        )
+    return transaction
+
+
 def _quote_work(session: Session, services: Services, action: AgentAction) -> rules.QuoteExecution:
     """The quote engine behind an EXECUTE_QUOTE action (the transfer engine behind a
     TRANSFER_OUT or TRANSFER_IN action)."""
@@ -604,7 +614,9 @@ def _quote_work(session: Session, services: Services, action: AgentAction) -> ru
         except ApiError as error:  # insufficient funds, a session key gone meanwhile ...
             raise rules.ExecutionFailed(error.code) from None
         tx = session.get(TransactionRow, row.transaction_id)
-        return transaction_body(tx) if tx is not None else {"id": row.transaction_id}
+        return _failed_at_once(
+            transaction_body(tx) if tx is not None else {"id": row.transaction_id}
+        )
 
     return rules.QuoteExecution(expired=lambda: _expired(row), execute=execute)
 
@@ -794,22 +806,24 @@ def _transfer_work(
     def execute() -> Mapping[str, Any]:
         try:
             if action.type == "TRANSFER_OUT":
-                return transfer_out(
+                transaction = transfer_out(
                     session,
                     action.agent_id,
                     TransferOut.model_validate(request),
                     services=services,
                     agent=action.agent_id,
                 )
-            return transfer_in(
-                session,
-                action.agent_id,
-                TransferIn.model_validate(request),
-                services=services,
-                agent=action.agent_id,
-            )
+            else:
+                transaction = transfer_in(
+                    session,
+                    action.agent_id,
+                    TransferIn.model_validate(request),
+                    services=services,
+                    agent=action.agent_id,
+                )
         except ApiError as error:  # insufficient funds, an account gone meanwhile ...
             raise rules.ExecutionFailed(error.code) from None
+        return _failed_at_once(transaction)
 
     return rules.QuoteExecution(expired=lambda: False, execute=execute)
 
@@ -881,7 +895,17 @@ def _submit_transfer(
     return action_body(session, action)
 
 
-@router.post("/agents/me/transfer-out", status_code=201)
+#: The error answers of the agent's transfers (documented in the OpenAPI document).
+_TRANSFER_ERRORS: dict[int | str, dict[str, Any]] = {
+    **error_responses(400, 401, 404),
+    403: {
+        "model": ErrorOut,
+        "description": "The policy refuses it (permission, account, limit) or the agent is paused.",
+    },
+}
+
+
+@router.post("/agents/me/transfer-out", status_code=201, responses=_TRANSFER_ERRORS)
 def post_my_transfer_out(
     body: TransferOut,
     agent: Me,
@@ -901,7 +925,7 @@ def post_my_transfer_out(
     return JSONResponse(answer, status_code=status)
 
 
-@router.post("/agents/me/transfer-in", status_code=201)
+@router.post("/agents/me/transfer-in", status_code=201, responses=_TRANSFER_ERRORS)
 def post_my_transfer_in(
     body: TransferIn,
     agent: Me,
