@@ -234,6 +234,24 @@ def test_an_embedded_wallet_source_signs_its_execution(
     assert settled(api, quote["transactionId"])["status"] == "COMPLETED"
 
 
+def test_a_wallet_is_named_by_either_prefix(api: SandboxClient) -> None:
+    account_id = api.new_wallet()
+    alias = "EmbeddedWallet:" + account_id.split(":", 1)[1]
+    created = api.post("/auth/credentials", {"type": "EMAIL_OTP", "accountId": alias})
+    assert created.status_code == 201, created.text
+    for name in (alias, account_id):
+        listed = api.get("/auth/credentials", params={"accountId": name})
+        assert listed.status_code == 200, listed.text
+        assert list(listed.json()) == ["data"]  # unpaginated: data only
+        assert [c["id"] for c in listed.json()["data"]] == [created.json()["id"]]
+    fiat = api.get(
+        "/customers/internal-accounts", params={"type": "INTERNAL_FIAT", "limit": 1}
+    ).json()["data"][0]["id"]
+    not_a_wallet = "EmbeddedWallet:" + fiat.split(":", 1)[1]
+    refused = api.post("/auth/credentials", {"type": "EMAIL_OTP", "accountId": not_a_wallet})
+    assert refused.status_code == 404
+
+
 # --- the platform configuration ------------------------------------------------------------------
 
 
