@@ -28,6 +28,7 @@ from ._payments import (
     webhook_receiver,
 )
 from ._server import SandboxServer
+from .test_payments_bad_requests import _no_500, _send, _variants
 
 #: A quote lives 5 simulated minutes: 3 s here; a transfer settles in 20 ms.
 TIME_SCALE = 0.01
@@ -484,6 +485,39 @@ def test_agent_transfers_are_checked(
     unauthenticated = api.http.post("/agents/me/transfer-in", json=pull)
     assert unauthenticated.status_code == 401  # Basic is not an agent's Bearer token
     assert agent.get("/agents/me/actions").json()["totalCount"] == 0
+
+
+def test_hostile_requests_to_the_agent_transfers_and_lookups(
+    env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client]
+) -> None:
+    customer = funded_customer(api, 0, ["USD"])
+    _, agent = connect_agent(env_server, api, bearer, customer["id"], TRANSFER_POLICY)
+    valid = {
+        "source": {"accountId": customer["USD"]},
+        "destination": {"accountId": customer["external"]},
+        "amount": 1_00,
+    }
+    as_agent = SandboxClient(env_server.base_url, ("", ""))
+    as_agent.close()
+    as_agent.http = agent  # the same helpers, with the agent's Bearer token
+    for path in ("/agents/me/transfer-out", "/agents/me/transfer-in"):
+        for body in _variants(valid):
+            _no_500(_send(as_agent, "POST", path, body))
+    quote = {
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["USD"]},
+        "destination": {"destinationType": "UMA_ADDRESS", "umaAddress": RECEIVER},
+        "lockedCurrencySide": "SENDING",
+        "lockedCurrencyAmount": 1_00,
+        "lookupId": "Lookup:x",
+        "senderCustomerInfo": {"FULL_NAME": "Jane Doe"},
+    }
+    for body in _variants(quote):
+        _no_500(_send(api, "POST", "/quotes", body))
+    for value in ("%00", "x" * 300, "$%ED%A0%80@a.b", "%F0%9F%92%A9", "$a@b.c"):
+        for path in (f"/receiver/uma/{value}", f"/receiver/external-account/{value}"):
+            _no_500(api.get(path, params={"customerId": customer["id"]}))
+            for name in ("customerId", "senderUmaAddress"):
+                _no_500(api.get(path, params={name: value}))
 
 
 # --- transfer-in, every suffix row -------------------------------------------------------------
