@@ -214,7 +214,7 @@ def test_a_quote_expires(client: SandboxClient, customer: dict[str, Any]) -> Non
     )
     assert expired["status"] == "EXPIRED"
     response = client.post(f"/quotes/{quote['id']}/execute")
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["code"] == "QUOTE_EXPIRED"
 
 
@@ -264,7 +264,15 @@ def test_execution_outcomes(
 
 def test_uma_receivers(client: SandboxClient, customer: dict[str, Any]) -> None:
     def pay(address: str) -> dict[str, Any]:
-        body = quote_body(customer["EUR"], "", immediatelyExecute=True)
+        lookup = client.get(f"/receiver/uma/{address}", params={"customerId": customer["id"]})
+        assert lookup.status_code == 200, lookup.text
+        body = quote_body(
+            customer["EUR"],
+            "",
+            immediatelyExecute=True,
+            lookupId=lookup.json()["lookupId"],
+            senderCustomerInfo={"FULL_NAME": "Jane Doe"},
+        )
         body["destination"] = {"destinationType": "UMA_ADDRESS", "umaAddress": address}
         response = client.post("/quotes", body)
         assert response.status_code == 201, response.text

@@ -41,6 +41,7 @@ ROUTE_MODULES: tuple[str, ...] = (
     "agents",
     "invitations",
     "verifications",
+    "receivers",
 )
 
 _STATIC = Path(__file__).parent / "static"

@@ -60,7 +60,9 @@ class AgentToken(Base):
 
 
 class AgentAction(Base):
-    """An AgentAction; ``quote`` keeps the quote as submitted, ``transaction_id`` the result."""
+    """An AgentAction; ``quote`` keeps the quote as submitted (EXECUTE_QUOTE),
+    ``transfer_details`` the transfer (TRANSFER_OUT, TRANSFER_IN), ``transaction_id`` the
+    result."""
 
     __tablename__ = "sandbox_agent_actions"
 
@@ -72,6 +74,7 @@ class AgentAction(Base):
     type: Mapped[str] = mapped_column(String(32))
     quote_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
     quote: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    transfer_details: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     wallet_signature: Mapped[str | None] = mapped_column(Text, nullable=True)
     transaction_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
     transaction: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

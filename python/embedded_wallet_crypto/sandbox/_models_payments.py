@@ -1,5 +1,5 @@
-"""The money side's tables: external accounts, quotes, transactions and their scheduled steps,
-idempotency keys, the platform configuration and webhook deliveries."""
+"""The money side's tables: external accounts, receiver lookups, quotes, transactions and their
+scheduled steps, idempotency keys, the platform configuration and webhook deliveries."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ._models import UtcDateTime
 __all__ = [
     "ExternalAccount",
     "IdempotencyRecord",
+    "LookupRow",
     "PlatformConfigRow",
     "QuoteRow",
     "TransactionRow",
@@ -97,6 +98,19 @@ class TransactionRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
     settled_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
     __table_args__ = (Index("ix_sandbox_transactions_order", "created_at", "id"),)
+
+
+class LookupRow(Base):
+    """A receiver lookup (``GET /receiver/...``): what a quote's ``lookupId`` names."""
+
+    __tablename__ = "sandbox_lookups"
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    #: ``UMA_ADDRESS`` (``target`` is the address) or ``ACCOUNT`` (the external account id).
+    kind: Mapped[str] = mapped_column(String(20))
+    target: Mapped[str] = mapped_column(String(300))
+    customer_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    required_payer_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class IdempotencyRecord(Base):

@@ -23,11 +23,18 @@ from ._currencies import currency
 from ._errors import ApiError, library_error
 from ._ids import new_id
 from ._models import Customer, InternalAccount
-from ._models_payments import ExternalAccount, IdempotencyRecord, QuoteRow
+from ._models_payments import (
+    ExternalAccount,
+    IdempotencyRecord,
+    LookupRow,
+    QuoteRow,
+    TransactionRow,
+)
 from ._payment_tables import (
     MAX_LOCKED_AMOUNT,
     QUOTE_LIFETIME_SECONDS,
     RATES_PER_USD,
+    Step,
     convert,
     quote_outcome,
     suffix_of,
@@ -166,6 +173,38 @@ def _destination(
     return external.currency, "EXTERNAL", external.identifier, echo
 
 
+def _check_lookup(db: Session, body: QuoteCreate, destination: dict[str, Any]) -> None:
+    """A quote to an UMA address names the lookup of that address; a given ``lookupId`` must
+    be of this destination, and ``senderCustomerInfo`` must hold every mandatory field the
+    lookup's ``requiredPayerDataFields`` named."""
+    uma = destination.get("umaAddress")
+    if body.lookupId is None:
+        if uma is not None:
+            raise ApiError(
+                400,
+                "INVALID_INPUT",
+                "A quote to an UMA address needs the lookupId of GET /receiver/uma/{address}.",
+            )
+        return
+    lookup = db.get(LookupRow, body.lookupId)
+    if lookup is None:
+        raise ApiError(404, "LOOKUP_REQUEST_NOT_FOUND", "No receiver lookup has this id.")
+    if lookup.target != (uma if uma is not None else destination.get("accountId")):
+        raise ApiError(400, "INVALID_INPUT", "The lookup is of another receiver.")
+    given = body.senderCustomerInfo or {}
+    missing = [
+        str(field["name"])
+        for field in lookup.required_payer_fields
+        if field.get("mandatory") and not given.get(str(field["name"]))
+    ]
+    if missing:
+        raise ApiError(
+            400,
+            "MISSING_MANDATORY_USER_INFO",
+            f"senderCustomerInfo needs {', '.join(missing)} (the receiver's lookup asks for it).",
+        )
+
+
 def _funding_instructions(quote_id: str, code: str, amount: int) -> list[dict[str, Any]]:
     reference = "SBX-" + quote_id.rsplit(":", 1)[-1][:8].upper()
     return [
@@ -224,11 +263,13 @@ def create_quote(
 
     Raises:
         ApiError: 400 (same currency, no rate, limits, ``immediatelyExecute`` not allowed,
-            amount too small), 404 (unknown account or customer).
+            amount too small, an UMA destination without its lookup, missing payer data),
+            404 (unknown account, customer or lookup).
     """
     del signature_header
     sending, source_kind, customer_id, source_echo = _source(db, body.source)
     receiving, destination_kind, _, destination_echo = _destination(db, body.destination)
+    _check_lookup(db, body, destination_echo)
     if sending == receiving:
         raise ApiError(
             400,
@@ -320,6 +361,7 @@ def create_quote(
     db.flush()
     if body.immediatelyExecute:
         return execute_quote(db, row, services=services, agent=agent)
+    _start(db, services, row, agent=agent, source_internal=False, pending=True)
     return quote_body(row)
 
 
@@ -392,7 +434,7 @@ def execute_quote(
     Quote body.
 
     Raises:
-        ApiError: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 400 QUOTE_EXPIRED,
+        ApiError: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 409 QUOTE_EXPIRED,
             400 INSUFFICIENT_FUNDS, 400 for a realtime-funded quote (pay its instructions),
             401 UNAUTHORIZED (a missing or wrong ``Service-Wallet-Signature``).
     """
@@ -401,7 +443,7 @@ def execute_quote(
         raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
     if _expired(row):
         row.status = "EXPIRED"
-        raise ApiError(400, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
+        raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind == "REALTIME_FUNDING":
         raise ApiError(
             400,
@@ -434,7 +476,7 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
     if row.executed:
         raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
     if _expired(row):
-        raise ApiError(400, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
+        raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind != "REALTIME_FUNDING":
         raise ApiError(400, "INVALID_INPUT", "This quote is funded from an account.")
     _claim(db, row)
@@ -443,8 +485,17 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
 
 
 def _start(
-    db: Session, services: Services, row: QuoteRow, *, agent: str | None, source_internal: bool
+    db: Session,
+    services: Services,
+    row: QuoteRow,
+    *,
+    agent: str | None,
+    source_internal: bool,
+    pending: bool = False,
 ) -> None:
+    """Start the quote's transaction with its outcome (the execution); with ``pending``, the
+    transaction of a quote not executed yet: PENDING, then EXPIRED with QUOTE_EXPIRED when the
+    quote expires unexecuted (the execution replaces it)."""
     destination = row.destination
     internal = None
     if destination.get("destinationType") == "UMA_ADDRESS":
@@ -457,6 +508,17 @@ def _start(
         steps = quote_outcome(
             suffix_of(external.identifier) if external is not None and services.sandbox else None
         )
+    if pending:
+        steps = [
+            Step(0, "PENDING"),
+            Step(QUOTE_LIFETIME_SECONDS, "EXPIRED", "QUOTE_EXPIRED"),
+        ]
+        internal = None  # nothing is credited or returned: nothing moved
+    else:
+        waiting = db.get(TransactionRow, row.transaction_id)
+        if waiting is not None:
+            db.delete(waiting)
+            db.flush()
     customer = db.get(Customer, row.customer_id) if row.customer_id else None
     new_transaction(
         db,
@@ -481,7 +543,7 @@ def _start(
         transaction_id=row.transaction_id,
         extra={"umaAddress": destination.get("umaAddress")},
     )
-    row.executed = True
+    row.executed = row.executed or not pending
     db.flush()
 
 

@@ -193,7 +193,7 @@ def _apply_due(db: Session, row: TransactionRow, now: float) -> bool:
 
 
 def _quote_status(status: str) -> str:
-    if status in ("COMPLETED", "FAILED", "EXPIRED"):
+    if status in ("PENDING", "COMPLETED", "FAILED", "EXPIRED"):
         return status
     if status in ("REJECTED", "REFUNDED"):
         return "FAILED"
@@ -331,7 +331,7 @@ def transaction_body(row: TransactionRow) -> dict[str, Any]:
         body["description"] = row.description
     if row.status != "CREATED":
         body["reconciliationInstructions"] = {"reference": row.reference}
-    if row.failure_reason and row.status in ("FAILED", "REJECTED"):
+    if row.failure_reason and row.status in ("FAILED", "REJECTED", "EXPIRED"):
         body["failureReason"] = row.failure_reason
     if row.extra.get("counterpartyInformation"):
         body["counterpartyInformation"] = row.extra["counterpartyInformation"]

@@ -25,12 +25,12 @@ from .. import _agents as rules
 from .._auth import require_platform
 from .._clock import iso
 from .._db import get_session
-from .._errors import ApiError
+from .._errors import ApiError, ErrorOut, error_responses
 from .._ids import new_id
 from .._lists import page as sql_page
 from .._models import Customer, InternalAccount
 from .._models_agents import Agent, AgentAction, AgentDeviceCode, AgentToken
-from .._models_payments import QuoteRow, TransactionRow
+from .._models_payments import ExternalAccount, QuoteRow, TransactionRow
 from .._quotes import (
     QuoteCreate,
     _check_signature,
@@ -42,6 +42,7 @@ from .._quotes import (
 )
 from .._services import Services, get_services
 from .._transactions import transaction_body
+from .._transfers import TransferIn, TransferOut, transfer_in, transfer_out
 from .._wallet import retry_headers
 from .transactions import (
     Direction,
@@ -214,6 +215,8 @@ def action_body(session: Session, action: AgentAction) -> dict[str, Any]:
     if action.quote_id is not None:
         quote = session.get(QuoteRow, action.quote_id)
         body["quote"] = quote_body(quote) if quote is not None else action.quote
+    if action.transfer_details is not None:
+        body["transferDetails"] = dict(action.transfer_details)
     if action.transaction_id is not None:
         tx = session.get(TransactionRow, action.transaction_id)
         body["transaction"] = transaction_body(tx) if tx is not None else action.transaction
@@ -580,8 +583,21 @@ def _own_quote(session: Session, agent: Agent, quote_id: str) -> QuoteRow:
     return row
 
 
+def _failed_at_once(transaction: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The transaction of an execution that began, unless it failed at once (a sandbox outcome
+    such as suffix 002): then the execution failed, and the action ends FAILED with it."""
+    if transaction.get("status") == "FAILED":
+        raise rules.ExecutionFailed(
+            str(transaction.get("failureReason") or "EXECUTION_FAILED"), transaction
+        )
+    return transaction
+
+
 def _quote_work(session: Session, services: Services, action: AgentAction) -> rules.QuoteExecution:
-    """The quote engine behind an EXECUTE_QUOTE action."""
+    """The quote engine behind an EXECUTE_QUOTE action (the transfer engine behind a
+    TRANSFER_OUT or TRANSFER_IN action)."""
+    if action.type != "EXECUTE_QUOTE":
+        return _transfer_work(session, services, action)
     row = session.get(QuoteRow, action.quote_id)
     if row is None:
         raise ApiError(404, "QUOTE_NOT_FOUND", "The action's quote no longer exists.")
@@ -598,7 +614,9 @@ def _quote_work(session: Session, services: Services, action: AgentAction) -> ru
         except ApiError as error:  # insufficient funds, a session key gone meanwhile ...
             raise rules.ExecutionFailed(error.code) from None
         tx = session.get(TransactionRow, row.transaction_id)
-        return transaction_body(tx) if tx is not None else {"id": row.transaction_id}
+        return _failed_at_once(
+            transaction_body(tx) if tx is not None else {"id": row.transaction_id}
+        )
 
     return rules.QuoteExecution(expired=lambda: _expired(row), execute=execute)
 
@@ -769,3 +787,159 @@ def get_my_transaction(
     if row is None or row.customer_id != agent.customer_id:
         raise ApiError(404, "TRANSACTION_NOT_FOUND", "No transaction of this customer has this id.")
     return transaction_body(row)
+
+
+# --- the agent's same-currency transfers -----------------------------------------------------
+
+
+def _transfer_work(
+    session: Session, services: Services, action: AgentAction
+) -> rules.QuoteExecution:
+    """The transfer engine behind a TRANSFER_OUT or TRANSFER_IN action."""
+    details = action.transfer_details or {}
+    request = {
+        "source": {"accountId": details.get("sourceAccountId")},
+        "destination": {"accountId": details.get("destinationAccountId")},
+        "amount": details.get("amount"),
+    }
+
+    def execute() -> Mapping[str, Any]:
+        try:
+            if action.type == "TRANSFER_OUT":
+                transaction = transfer_out(
+                    session,
+                    action.agent_id,
+                    TransferOut.model_validate(request),
+                    services=services,
+                    agent=action.agent_id,
+                )
+            else:
+                transaction = transfer_in(
+                    session,
+                    action.agent_id,
+                    TransferIn.model_validate(request),
+                    services=services,
+                    agent=action.agent_id,
+                )
+        except ApiError as error:  # insufficient funds, an account gone meanwhile ...
+            raise rules.ExecutionFailed(error.code) from None
+        return _failed_at_once(transaction)
+
+    return rules.QuoteExecution(expired=lambda: False, execute=execute)
+
+
+def _customer_account(session: Session, agent: Agent, model: Any, account_id: str) -> Any:
+    """An account of the agent's customer: 404 when unknown, 403 when someone else's."""
+    account = session.get(model, account_id)
+    if account is None:
+        raise ApiError(404, "NOT_FOUND", "No account of this kind has this id.")
+    if account.customer_id != agent.customer_id:
+        raise ApiError(
+            403,
+            "POLICY_ACCOUNT_NOT_ALLOWED",
+            "The accounts of a transfer must belong to the agent's customer.",
+        )
+    return account
+
+
+def _submit_transfer(
+    session: Session, services: Services, agent: Agent, kind: str, body: TransferIn | TransferOut
+) -> dict[str, Any]:
+    """A TRANSFER_OUT or TRANSFER_IN action: APPROVED (executed) or PENDING_APPROVAL."""
+    check_active(agent)
+    rules.require_permission(agent.policy, "CREATE_TRANSFERS")
+    outgoing = kind == "TRANSFER_OUT"
+    internal_id = body.source.accountId if outgoing else body.destination.accountId
+    external_id = body.destination.accountId if outgoing else body.source.accountId
+    internal = _customer_account(session, agent, InternalAccount, internal_id)
+    external = _customer_account(session, agent, ExternalAccount, external_id)
+    if internal.currency != external.currency:
+        raise ApiError(
+            400, "CURRENCY_MISMATCH", "Transfers are same-currency; use a quote to convert."
+        )
+    if outgoing and internal.type == "EMBEDDED_WALLET":
+        raise ApiError(
+            400,
+            "INVALID_INPUT",
+            "An embedded wallet pays out through a quote signed with its session key.",
+        )
+    needs_approval = rules.evaluate(
+        agent.policy,
+        [rules.Money(body.amount, internal.currency)],
+        source_account_id=body.source.accountId,
+    )
+    now = services.clock.now()
+    check_budget(session, agent, body.amount, now)
+    customer = customer_of(session, agent)
+    action = AgentAction(
+        id=new_id("AgentAction"),
+        agent_id=agent.id,
+        customer_id=agent.customer_id,
+        platform_customer_id=customer.platform_customer_id,
+        status="PENDING_APPROVAL",
+        type=kind,
+        transfer_details={
+            "amount": body.amount,
+            "currency": internal.currency,
+            "sourceAccountId": body.source.accountId,
+            "destinationAccountId": body.destination.accountId,
+        },
+        spend=body.amount,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(action)
+    session.flush()
+    apply(action, rules.submit(needs_approval, _transfer_work(session, services, action)), now)
+    session.flush()
+    return action_body(session, action)
+
+
+#: The error answers of the agent's transfers (documented in the OpenAPI document).
+_TRANSFER_ERRORS: dict[int | str, dict[str, Any]] = {
+    **error_responses(400, 401, 404),
+    403: {
+        "model": ErrorOut,
+        "description": "The policy refuses it (permission, account, limit) or the agent is paused.",
+    },
+}
+
+
+@router.post("/agents/me/transfer-out", status_code=201, responses=_TRANSFER_ERRORS)
+def post_my_transfer_out(
+    body: TransferOut,
+    agent: Me,
+    session: Db,
+    services: Svc,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Pay from an internal account of the agent's customer to one of its external accounts
+    (same currency; CREATE_TRANSFERS): a TRANSFER_OUT AgentAction, APPROVED (executed) or
+    PENDING_APPROVAL as the policy says."""
+    status, answer = idempotent(
+        session,
+        f"{agent.id} POST /agents/me/transfer-out",
+        idempotency_key,
+        lambda: (201, _submit_transfer(session, services, agent, "TRANSFER_OUT", body)),
+    )
+    return JSONResponse(answer, status_code=status)
+
+
+@router.post("/agents/me/transfer-in", status_code=201, responses=_TRANSFER_ERRORS)
+def post_my_transfer_in(
+    body: TransferIn,
+    agent: Me,
+    session: Db,
+    services: Svc,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Pull from an external account of the agent's customer into one of its internal accounts
+    (same currency; CREATE_TRANSFERS): a TRANSFER_IN AgentAction, APPROVED (executed) or
+    PENDING_APPROVAL as the policy says."""
+    status, answer = idempotent(
+        session,
+        f"{agent.id} POST /agents/me/transfer-in",
+        idempotency_key,
+        lambda: (201, _submit_transfer(session, services, agent, "TRANSFER_IN", body)),
+    )
+    return JSONResponse(answer, status_code=status)

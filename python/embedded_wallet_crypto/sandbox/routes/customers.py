@@ -1,8 +1,9 @@
 """``POST /customers`` and ``GET /customers/internal-accounts``.
 
 The interface does not show how customers are created; the service follows the real service's
-``POST /customers``. A new customer gets an ``INTERNAL_FIAT`` account per currency and one
-``EMBEDDED_WALLET`` account (no credential yet).
+``POST /customers``. A new customer gets a holding account per currency (``INTERNAL_CRYPTO`` for
+a stablecoin or crypto currency, ``INTERNAL_FIAT`` for any other) and one ``EMBEDDED_WALLET``
+account (no credential yet).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ router = APIRouter(
 #: The currency of an embedded wallet's balance (a sandbox choice).
 WALLET_CURRENCY = "USDC"
 DEFAULT_CURRENCIES = ("USD",)
+#: The currencies held in an INTERNAL_CRYPTO account (managed stablecoin or crypto holdings).
+CRYPTO_CURRENCIES = frozenset({"USDC", "USDT", "BTC"})
 
 
 class CustomerType(str, Enum):
@@ -185,7 +188,8 @@ def create_customer(
     session: Annotated[Session, Depends(get_session)],
     services: Annotated[Services, Depends(get_services)],
 ) -> dict[str, Any]:
-    """Create a customer with an INTERNAL_FIAT account per currency and one EMBEDDED_WALLET."""
+    """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto
+    currency) account per currency and one EMBEDDED_WALLET."""
     currencies = list(dict.fromkeys(body.currencies or DEFAULT_CURRENCIES))
     for code in currencies:
         if not is_currency_code(code):
@@ -213,7 +217,10 @@ def create_customer(
     session.add(customer)
     session.flush()
     for code in currencies:
-        session.add(_account(customer_id, AccountType.INTERNAL_FIAT.value, code, now))
+        kind = (
+            AccountType.INTERNAL_CRYPTO if code in CRYPTO_CURRENCIES else AccountType.INTERNAL_FIAT
+        )
+        session.add(_account(customer_id, kind.value, code, now))
     wallet = _account(customer_id, AccountType.EMBEDDED_WALLET.value, WALLET_CURRENCY, now)
     wallet.wallet_secret = new_mnemonic()
     session.add(wallet)
