@@ -128,10 +128,10 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
 SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
 
 #: Statuses some shared operations answer although the published document leaves them out
-#: of those operations, where the interface asks for them: (method, path) -> (statuses, why).
+#: of those operations: (method, path) -> (statuses, why).
 _UNKNOWN_ID_IN_BODY = (
-    "an id in the body that names no resource is 404 NOT_FOUND, as on every lookup of the "
-    "interface (its Errors table leaves this status to the service)"
+    "an id in the body that names no resource is 404 NOT_FOUND, the service's answer for a "
+    "missing resource everywhere (the interface's Errors table leaves this status open)"
 )
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
@@ -163,9 +163,9 @@ GRID_FIELD_EXEMPT: dict[str, tuple[Callable[[Any], bool], str]] = {
         "a platform-owned external account has customerId null, as the interface says",
     ),
     "accountOrWalletInfo": (
-        lambda value: value.get("accountType") not in ("USD_ACCOUNT", "SPARK_WALLET"),
-        "the interface gives only the USD_ACCOUNT and SPARK_WALLET funding variants; the "
-        "sandbox's instructions in other currencies are its own",
+        lambda value: not _has_published_variant(value.get("accountType", "")),
+        "the service takes any currency code; where the published document has no account "
+        "variant for it, the sandbox's funding details are its own",
     ),
 }
 
@@ -176,6 +176,14 @@ RENAMED = {
     "serviceApiVariableFeeRate": "gridApiVariableFeeRate",
     "serviceApiVariableFeeAmount": "gridApiVariableFeeAmount",
 }
+
+
+def _has_published_variant(account_type: str) -> bool:
+    """Whether the published document has payment account details of this type."""
+    code, _, kind = account_type.partition("_")
+    schemas = _grid_document()["components"]["schemas"]
+    return kind != "ACCOUNT" or f"Payment{code.title()}AccountInfo" in schemas
+
 
 STATS: dict[str, int] = {}
 
