@@ -163,3 +163,23 @@ def test_hostile_ids_queries_and_headers(setup: dict[str, Any], value: str) -> N
             headers={"Service-Wallet-Signature": value, "Idempotency-Key": "k"},
         )
     )
+
+
+def test_an_id_too_long_for_any_resource_is_not_found(setup: dict[str, Any]) -> None:
+    # As the published lookups document: 404, not 400, for an id no resource can have.
+    client: SandboxClient = setup["client"]
+    long_id = "Quote:" + "x" * 300
+    for method, path in (
+        ("GET", f"/quotes/{long_id}"),
+        ("POST", f"/quotes/{long_id}/execute"),
+        ("GET", f"/transactions/{long_id}"),
+        ("GET", f"/platform/external-accounts/{long_id}"),
+        ("GET", f"/customers/external-accounts/{long_id}"),
+    ):
+        response = client.request(method, path)
+        assert response.status_code == 404, (path, response.text)
+        assert response.json() == {
+            "status": 404,
+            "code": "NOT_FOUND",
+            "reason": "No such resource.",
+        }

@@ -29,6 +29,40 @@ def test_a_customer_gets_a_fiat_account_per_currency_and_one_wallet(client: Sand
         assert account["balance"]["amount"] == 0
 
 
+#: The account details each fiat currency's funding instructions give (the published variants).
+FUNDING_FIELDS = {
+    "USD": {"accountNumber", "routingNumber", "paymentRails", "reference"},
+    "EUR": {"iban", "paymentRails", "reference"},
+    "GBP": {"sortCode", "accountNumber", "paymentRails", "reference"},
+    "MXN": {"clabeNumber", "paymentRails", "reference"},
+    "BRL": {"qrCode"},
+    "CAD": {"bankCode", "branchCode", "accountNumber", "paymentRails", "reference"},
+    "INR": {"paymentRails"},
+    "NGN": {"accountNumber", "bankName", "paymentRails", "reference"},
+    "PHP": {"accountNumber", "bankName", "paymentRails", "reference"},
+}
+
+
+def test_funding_instructions_have_each_currencys_details(client: SandboxClient) -> None:
+    customer = client.create_customer(currencies=list(FUNDING_FIELDS))
+    listed = client.get(
+        "/customers/internal-accounts", params={"customerId": customer["id"], "limit": 100}
+    ).json()["data"]
+    for account in listed:
+        code = account["balance"]["currency"]["code"]
+        (instruction,) = account["fundingPaymentInstructions"]
+        info = instruction["accountOrWalletInfo"]
+        if account["type"] == "EMBEDDED_WALLET":
+            assert info["accountType"] == "SPARK_WALLET"
+            continue
+        assert info["accountType"] == f"{code}_ACCOUNT"
+        assert FUNDING_FIELDS[code] <= set(info), (code, info)
+    eur = next(a for a in listed if a["balance"]["currency"]["code"] == "EUR")
+    iban = eur["fundingPaymentInstructions"][0]["accountOrWalletInfo"]["iban"]
+    rearranged = iban[4:] + iban[:4]
+    assert int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1  # ISO 13616
+
+
 def test_the_list_pages_with_a_cursor_and_filters(client: SandboxClient) -> None:
     customer = client.create_customer(currencies=["USD", "EUR", "MXN", "BRL"])
     seen: list[str] = []

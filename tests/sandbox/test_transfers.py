@@ -153,6 +153,22 @@ def test_transaction_list(client: SandboxClient, customer: dict[str, Any]) -> No
     assert typed["totalCount"] == 0
 
 
+def test_a_transaction_has_its_direction(client: SandboxClient, customer: dict[str, Any]) -> None:
+    # The published Transaction requires ``direction``: CREDIT for money in, DEBIT for money out.
+    external = usd_external(client, customer["id"], "010")
+    sent = client.post("/transfer-out", out(customer["USD"], external["id"], 100)).json()
+    assert (sent["type"], sent["direction"]) == ("OUTGOING", "DEBIT")
+    body = {
+        "source": {"accountId": external["id"]},
+        "destination": {"accountId": customer["USD"]},
+        "amount": 100,
+    }
+    pulled = client.post("/transfer-in", body)
+    assert pulled.status_code == 201, pulled.text
+    assert (pulled.json()["type"], pulled.json()["direction"]) == ("INCOMING", "CREDIT")
+    assert client.get(f"/transactions/{sent['id']}").json()["direction"] == "DEBIT"
+
+
 # --- external accounts --------------------------------------------------------------------
 
 

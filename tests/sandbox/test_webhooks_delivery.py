@@ -239,3 +239,17 @@ def test_emit_queues_any_event(server: SandboxServer, receiver: Receiver, public
     )["e"]
     assert delivered[0]["type"] == "INVITATION_CLAIMED"
     assert delivered[0]["data"] == {"code": "abc123"}
+
+
+def test_the_public_key_errors_are_json(server: SandboxServer) -> None:
+    # The key is PEM text, its errors are the service's JSON: the document says so too.
+    import httpx
+
+    response = httpx.get(f"{server.base_url}/sandbox/webhook-public-key")
+    assert response.status_code == 401
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["code"] == "UNAUTHORIZED"
+    document = httpx.get(f"{server.base_url}/openapi.json").json()
+    operation = document["paths"]["/2025-10-13/sandbox/webhook-public-key"]["get"]
+    for status in ("400", "401", "404"):
+        assert list(operation["responses"][status]["content"]) == ["application/json"], status

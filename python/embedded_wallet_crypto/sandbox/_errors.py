@@ -118,6 +118,9 @@ def _location(loc: Any) -> str:
 async def _validation(_: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
     problems = jsonable_encoder(error.errors())
+    if problems and all(list(problem.get("loc", ()))[:1] == ["path"] for problem in problems):
+        # An id no resource can have (too long for any id): no such resource, as for any other.
+        return _response(ApiError(404, "NOT_FOUND", "No such resource."))
     if problems:
         first = problems[0]
         where = first.get("loc", ())

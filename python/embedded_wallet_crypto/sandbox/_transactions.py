@@ -290,6 +290,7 @@ def transaction_body(row: TransactionRow) -> dict[str, Any]:
         "id": row.id,
         "status": row.status,
         "type": row.type,
+        "direction": "CREDIT" if row.type == "INCOMING" else "DEBIT",
         "destination": {
             "destinationType": "ACCOUNT",
             "accountId": row.destination_account_id,

@@ -185,10 +185,20 @@ def uma_receive(body: UmaReceiveBody, platform: Platform, db: Db, services: Svc)
     return transaction_body(row)
 
 
+#: Its errors are JSON like every error (its PEM response class would document them as text).
+_JSON_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {
+        "description": entry["description"],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+    }
+    for status, entry in error_responses(400, 401, 404).items()
+}
+
+
 @router.get(
     "/sandbox/webhook-public-key",
     response_class=PlainTextResponse,
-    responses={200: {"content": {"application/x-pem-file": {}}}},
+    responses={200: {"content": {"application/x-pem-file": {}}}, **_JSON_ERRORS},
 )
 def webhook_public_key(request: Request, platform: Platform) -> PlainTextResponse:
     """The P-256 key that verifies ``X-Grid-Signature`` (SPKI PEM)."""
