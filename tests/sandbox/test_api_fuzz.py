@@ -19,7 +19,7 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
-``test_the_operations_are_the_expected_ones`` pins the served operations: the 55 the published
+``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
 The published document is read from ``/work/shared/spec/grid-openapi.yaml`` when present, or
@@ -64,7 +64,7 @@ GRID_DEFAULT = Path("/work/shared/spec/grid-openapi.yaml")
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
-#: Every operation the service serves, by its published path where it has one: the 55 the
+#: Every operation the service serves, by its published path where it has one: the 59 the
 #: published document shares, then the one it does not.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -123,6 +123,10 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/invitations/{invitationCode}/cancel"),
         ("POST", "/verifications"),
         ("GET", "/verifications/{verificationId}"),
+        ("POST", "/agents/me/transfer-out"),
+        ("POST", "/agents/me/transfer-in"),
+        ("GET", "/receiver/uma/{receiverUmaAddress}"),
+        ("GET", "/receiver/external-account/{accountId}"),
     }
 )
 SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
@@ -425,10 +429,12 @@ class Known:
             "invitationCode": invitation.json()["code"],
             "verificationId": verification.json()["id"],
             "currency": "USD",
+            "receiverUmaAddress": "$success.usd@sandbox.test",
         }
         self.overrides: list[tuple[str, dict[str, str]]] = [  # path pattern, ids
             ("^/auth/", {"accountId": wallet.account_id}),
             ("^/platform/external-accounts", {"externalAccountId": platform_external}),
+            ("^/receiver/external-account", {"accountId": customer_external}),
             ("/reject$", {"actionId": to_reject["id"]}),
             (
                 "^/agents/me",
@@ -556,7 +562,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
 
 def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
-    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 56
+    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
     if _grid_path() is None:
         pytest.skip(
             f"the published OpenAPI is not at {GRID_DEFAULT} and EWC_GRID_OPENAPI is not set: "
@@ -621,7 +627,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
         operations.append(result.ok())
-    assert len(operations) == 56
+    assert len(operations) == 60
     STATS["operations"] = len(operations)
     _count("environments")
     basic = base64.b64encode(":".join(fuzz_server.auth).encode()).decode()
