@@ -633,6 +633,7 @@ def no_500(response: httpx.Response) -> None:
         assert set(body) == {"status", "code", "reason"}, body
 
 
+@pytest.mark.sqlite_only  # pure validation (see the conftest)
 def test_hostile_bodies(server: SandboxServer, client: SandboxClient, agents: list[Agent]) -> None:
     customer = client.create_customer(umaAddress="$hostile@sandbox.test")["id"]
     agent = connect(server, client, agents, customer)

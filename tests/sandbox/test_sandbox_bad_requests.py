@@ -13,6 +13,9 @@ from ._client import SandboxClient
 from ._flows import Wallet
 from ._server import SandboxServer
 
+# Pure validation: SQLite only (see the conftest).
+pytestmark = pytest.mark.sqlite_only
+
 HOSTILE: list[Any] = [
     *(None, 0, -1, 1.5, True, "", "\x00", "\ud800", "x" * 30000, [], {}, [1]),
     *("InternalAccount:\ud800", "AuthMethod:\x00", "InternalAccount:" + "x" * 190),
