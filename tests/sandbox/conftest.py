@@ -120,8 +120,8 @@ def database_url(request: pytest.FixtureRequest, backend: str, label: str) -> st
     directory) or a fresh PostgreSQL database named after the module and ``label``."""
     if backend == "sqlite":
         return None
-    module = request.node.name.removesuffix(".py").removeprefix("test_")
-    return postgres_database(request, f"{module}_{label}_{uuid.uuid4().hex[:8]}".lower())
+    module = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    return postgres_database(request, f"{module[:30]}_{label}_{uuid.uuid4().hex[:8]}".lower())
 
 
 @pytest.fixture(scope="module")
