@@ -15,7 +15,16 @@ import httpx
 import pytest
 
 from ._client import SandboxClient
-from ._payments import Receiver, accounts, balance, fund, usd_external, wait_for, webhook_receiver
+from ._payments import (
+    Receiver,
+    accounts,
+    balance,
+    fund,
+    settled,
+    usd_external,
+    wait_for,
+    webhook_receiver,
+)
 from ._server import SandboxServer
 from .conftest import database_url
 
@@ -344,3 +353,28 @@ def test_a_held_incoming_payment_is_approved_once(
         assert balance(clients[1], customer, "USD") == 700
     finally:
         receiver.answers.pop("INCOMING_PAYMENT", None)
+
+
+def test_an_approving_webhook_and_approve_calls_credit_once(
+    clients: list[SandboxClient], receiver: Receiver
+) -> None:
+    # The webhook answers 200 (approves) while the platform also calls approve: whichever
+    # decides first, the payment completes once and is credited once.
+    customer = clients[0].create_customer(currencies=["USD"])["id"]
+    created = clients[0].post(
+        "/sandbox/uma/receive",
+        {
+            "senderUmaAddress": "$dave@other.example",
+            "receivingCurrencyCode": "USD",
+            "receivingCurrencyAmount": 900,
+            "customerId": customer,
+        },
+    )
+    assert created.status_code == 200, created.text
+    path = f"/transactions/{created.json()['id']}/approve"
+    body = {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}}
+    answers = race([lambda c=c: c.post(path, body) for c in clients * 4])
+    assert Counter(response.status_code for response in answers)[200] <= 1
+    done = settled(clients[1], created.json()["id"])
+    assert done["status"] == "COMPLETED"
+    assert balance(clients[0], customer, "USD") == 900

@@ -29,7 +29,8 @@ TIME_SCALE = 0.03  # backoff 5, 10, 20, 40 simulated seconds; the approval waits
 
 
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
+def receiver(backend: str) -> Iterator[Receiver]:
+    """One receiver per backend: each database signs with a key of its own."""
     with webhook_receiver() as running:
         yield running
 
