@@ -5,11 +5,12 @@
   runs on both storage backends, each PostgreSQL server process getting a fresh database of
   its own (:func:`database_url`) on one PostgreSQL server for the whole session
   (``sandbox_postgres``). Tests marked ``sqlite_only`` are deselected on PostgreSQL: the
-  pure-validation ones (the hostile bodies of ``test_sandbox_bad_requests``,
-  ``test_payments_bad_requests`` and ``test_agents``), which only check that no request gets a
-  500 and are the suite's slowest; what PostgreSQL stores differently from SQLite (text with
-  NUL) is checked on both backends by ``test_sandbox_backends``. The modules that are not about
-  storage (the page, the API fuzz, ``ewc serve``'s options) run on SQLite only.
+  pure-validation ones (all of ``test_sandbox_bad_requests`` and
+  ``test_payments_bad_requests``, and the hostile bodies of ``test_agents``), which check that
+  malformed requests get a 4xx, never a 500, and are the suite's slowest tests; what
+  PostgreSQL stores differently from SQLite (text with NUL) is checked on both backends by
+  ``test_sandbox_backends``. The modules that are not about storage (the page, the API fuzz,
+  ``ewc serve``'s options) run on SQLite only.
 - ``jwks_url``: a real HTTP server with the test issuer's JWKS (session scope).
 - ``server``: one server per module, backend and environment; ``client`` talks to it.
 - ``flow_server``: the flow suite's server (the same matrix).
