@@ -1,23 +1,56 @@
 """Fixtures of the sandbox service tests: ``ewc serve`` as a real process.
 
 - ``environment``: ``sandbox`` and ``production`` (module scope).
+- ``backend``: ``sqlite`` and ``postgres`` (module scope): every module that starts a server
+  runs on both storage backends, each PostgreSQL server process getting a fresh database of
+  its own (:func:`database_url`) on one PostgreSQL server for the whole session
+  (``sandbox_postgres``). Tests marked ``sqlite_only`` are deselected on PostgreSQL: the
+  pure-validation ones (all of ``test_sandbox_bad_requests`` and
+  ``test_payments_bad_requests``, and the hostile bodies of ``test_agents``), which check that
+  malformed requests get a 4xx, never a 500, and are the suite's slowest tests; what
+  PostgreSQL stores differently from SQLite (text with NUL) is checked on both backends by
+  ``test_sandbox_backends``. The modules that are not about storage (the page, the API fuzz,
+  ``ewc serve``'s options) run on SQLite only.
 - ``jwks_url``: a real HTTP server with the test issuer's JWKS (session scope).
-- ``server``: one SQLite-backed server per module and environment; ``client`` talks to it.
-- ``backend`` and ``flow_server``: the flow suite's server on SQLite and on PostgreSQL (one
-  PostgreSQL server per module, a database per environment).
+- ``server``: one server per module, backend and environment; ``client`` talks to it.
+- ``flow_server``: the flow suite's server (the same matrix).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from _postgres_server import PostgresServer, running_postgres
 
 pytest.importorskip("fastapi", reason="the sandbox extra is not installed")
 
 from ._client import SandboxClient
 from ._identity import jwks_server, oidc_arguments
 from ._server import SandboxServer
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "sqlite_only: pure validation, deselected on the postgres backend"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the ``sqlite_only`` tests of the ``postgres`` backend."""
+    dropped = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if (
+            item.get_closest_marker("sqlite_only") is not None
+            and callspec is not None
+            and callspec.params.get("backend") == "postgres"
+        ):
+            dropped.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
 
 
 @pytest.fixture(scope="session")
@@ -34,11 +67,16 @@ def environment(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="module")
 def server(
-    environment: str, jwks_url: str, tmp_path_factory: pytest.TempPathFactory
+    backend: str,
+    environment: str,
+    jwks_url: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
-    """One SQLite-backed server per module and environment."""
+    """One server per module, backend and environment."""
     running = SandboxServer(
-        tmp_path_factory.mktemp(f"sandbox-{environment}"),
+        tmp_path_factory.mktemp(f"sandbox-{backend}-{environment}"),
+        database=database_url(request, backend, environment),
         environment=environment,
         extra=oidc_arguments(jwks_url),
     )
@@ -60,15 +98,31 @@ def backend(request: pytest.FixtureRequest) -> str:
     return name
 
 
+@pytest.fixture(scope="session")
+def sandbox_postgres() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for every sandbox module (each server gets its own database)."""
+    with running_postgres() as postgres:
+        yield postgres
+
+
 def postgres_database(request: pytest.FixtureRequest, name: str) -> str:
-    """A fresh database ``name`` on the module's PostgreSQL server; its URL."""
+    """A fresh database ``name`` on the session's PostgreSQL server; its URL."""
     import psycopg
 
-    postgres = request.getfixturevalue("postgres_server")
+    postgres: PostgresServer = request.getfixturevalue("sandbox_postgres")
     with psycopg.connect(postgres.dsn, autocommit=True) as connection:
         connection.execute(f"DROP DATABASE IF EXISTS {name}")
         connection.execute(f"CREATE DATABASE {name}")
     return f"postgresql://ewc@127.0.0.1:{postgres.port}/{name}"
+
+
+def database_url(request: pytest.FixtureRequest, backend: str, label: str) -> str | None:
+    """``--database`` for a server on ``backend``: None (a SQLite file in the server's own
+    directory) or a fresh PostgreSQL database named after the module and ``label``."""
+    if backend == "sqlite":
+        return None
+    module = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    return postgres_database(request, f"{module[:30]}_{label}_{uuid.uuid4().hex[:8]}".lower())
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +133,9 @@ def flow_server(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
-    database = None
-    if backend == "postgres":
-        database = postgres_database(request, f"sandbox_{environment}")
     running = SandboxServer(
         tmp_path_factory.mktemp(f"flows-{backend}-{environment}"),
-        database=database,
+        database=database_url(request, backend, environment),
         environment=environment,
         extra=oidc_arguments(jwks_url),
     )

@@ -17,6 +17,7 @@ import pytest
 
 from ._client import SandboxClient
 from ._server import SandboxServer
+from .conftest import database_url
 
 POLICY: dict[str, Any] = {
     "permissions": ["CREATE_QUOTES", "EXECUTE_QUOTES", "VIEW_TRANSACTIONS"],
@@ -225,9 +226,15 @@ def test_an_agent_token_is_not_a_platform_credential(
         assert response.status_code in (401, 403), (path, response.text)
 
 
-def test_device_codes_and_tokens_expire_on_the_scaled_clock(tmp_path: Path) -> None:
+def test_device_codes_and_tokens_expire_on_the_scaled_clock(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     # 24 hours of device-code life and 30 days of token life, at 1/200000: 0.43 s and 13 s.
-    scaled = SandboxServer(tmp_path / "fast", time_scale=1 / 200_000)
+    scaled = SandboxServer(
+        tmp_path / "fast",
+        database=database_url(request, backend, "scaled"),
+        time_scale=1 / 200_000,
+    )
     scaled.start()
     try:
         client = SandboxClient(scaled.base_url, scaled.auth)
@@ -284,9 +291,15 @@ def test_decisions_on_unknown_actions(
 
 
 @pytest.fixture(scope="module")
-def fast(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+def fast(
+    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
     """A sandbox server whose lifetimes run at 1/100: a quote lives 3 seconds."""
-    running = SandboxServer(tmp_path_factory.mktemp("agents-fast"), time_scale=0.01)
+    running = SandboxServer(
+        tmp_path_factory.mktemp(f"agents-fast-{backend}"),
+        database=database_url(request, backend, "fast"),
+        time_scale=0.01,
+    )
     running.start()
     yield running
     assert running.stop() == 0
@@ -633,6 +646,7 @@ def no_500(response: httpx.Response) -> None:
         assert set(body) == {"status", "code", "reason"}, body
 
 
+@pytest.mark.sqlite_only  # pure validation (see the conftest)
 def test_hostile_bodies(server: SandboxServer, client: SandboxClient, agents: list[Agent]) -> None:
     customer = client.create_customer(umaAddress="$hostile@sandbox.test")["id"]
     agent = connect(server, client, agents, customer)

@@ -13,6 +13,9 @@ from ._client import SandboxClient
 from ._payments import accounts, fund, usd_external
 from ._server import SandboxServer
 
+# Pure validation: SQLite only (see the conftest).
+pytestmark = pytest.mark.sqlite_only
+
 HOSTILE: list[Any] = [
     *(None, 0, -1, 1.5, True, "", "\x00", "\ud800", "x" * 30000, [], {}, [1]),
     *(2**63, -(2**63) - 1, 10**30, "Quote:\ud800", "InternalAccount:" + "x" * 300),

@@ -13,16 +13,17 @@ import pytest
 from ._client import SandboxClient
 from ._payments import accounts, balance, fund, settled, usd_external
 from ._server import SandboxServer
-from .conftest import postgres_database
+from .conftest import database_url
 
 
 @pytest.fixture(scope="module")
 def server(
     backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SandboxServer]:
-    database = postgres_database(request, "sandbox_payments") if backend == "postgres" else None
     running = SandboxServer(
-        tmp_path_factory.mktemp(f"payments-{backend}"), database=database, time_scale=0.05
+        tmp_path_factory.mktemp(f"payments-{backend}"),
+        database=database_url(request, backend, "sandbox"),
+        time_scale=0.05,
     )
     running.start()
     yield running

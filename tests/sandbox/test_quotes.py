@@ -17,15 +17,24 @@ from ._flows import Wallet
 from ._identity import oidc_arguments
 from ._payments import accounts, balance, fund, settled, usd_external, wait_for
 from ._server import SandboxServer
+from .conftest import database_url
 
 #: Quotes live 5 simulated minutes (9 s here); suffix 003 completes after 6 (10.8 s).
 TIME_SCALE = 0.03
 
 
 @pytest.fixture(scope="module")
-def server(jwks_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+def server(
+    backend: str,
+    jwks_url: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[SandboxServer]:
     running = SandboxServer(
-        tmp_path_factory.mktemp("quotes"), extra=oidc_arguments(jwks_url), time_scale=TIME_SCALE
+        tmp_path_factory.mktemp(f"quotes-{backend}"),
+        database=database_url(request, backend, "sandbox"),
+        extra=oidc_arguments(jwks_url),
+        time_scale=TIME_SCALE,
     )
     running.start()
     yield running

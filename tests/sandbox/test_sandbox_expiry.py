@@ -15,16 +15,22 @@ from ._client import SandboxClient
 from ._flows import Wallet
 from ._identity import oidc_arguments
 from ._server import SandboxServer
+from .conftest import database_url
 
 SCALE = 0.01  # challenges 3 s, sessions 9 s
 
 
 @pytest.fixture(scope="module")
 def fast_server(
-    environment: str, jwks_url: str, tmp_path_factory: pytest.TempPathFactory
+    backend: str,
+    environment: str,
+    jwks_url: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
     running = SandboxServer(
-        tmp_path_factory.mktemp(f"fast-{environment}"),
+        tmp_path_factory.mktemp(f"fast-{backend}-{environment}"),
+        database=database_url(request, backend, environment),
         environment=environment,
         extra=oidc_arguments(jwks_url),
         time_scale=SCALE,

@@ -10,12 +10,18 @@ import pytest
 from ._client import SandboxClient
 from ._payments import accounts, settled, usd_external
 from ._server import SandboxServer
+from .conftest import database_url
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+def server(
+    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
     running = SandboxServer(
-        tmp_path_factory.mktemp("production"), environment="production", time_scale=0.05
+        tmp_path_factory.mktemp(f"production-{backend}"),
+        database=database_url(request, backend, "production"),
+        environment="production",
+        time_scale=0.05,
     )
     running.start()
     yield running

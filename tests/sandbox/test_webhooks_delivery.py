@@ -23,19 +23,30 @@ from ._payments import (
     webhook_receiver,
 )
 from ._server import SandboxServer
+from .conftest import database_url
 
 TIME_SCALE = 0.03  # backoff 5, 10, 20, 40 simulated seconds; the approval waits 5 minutes (9 s)
 
 
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
+def receiver(backend: str) -> Iterator[Receiver]:
+    """One receiver per backend: each database signs with a key of its own."""
     with webhook_receiver() as running:
         yield running
 
 
 @pytest.fixture(scope="module")
-def server(receiver: Receiver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
-    running = SandboxServer(tmp_path_factory.mktemp("webhooks"), time_scale=TIME_SCALE)
+def server(
+    backend: str,
+    receiver: Receiver,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[SandboxServer]:
+    running = SandboxServer(
+        tmp_path_factory.mktemp(f"webhooks-{backend}"),
+        database=database_url(request, backend, "sandbox"),
+        time_scale=TIME_SCALE,
+    )
     running.start()
     api = SandboxClient(running.base_url, running.auth)
     patched = api.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})

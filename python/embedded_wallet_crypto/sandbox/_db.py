@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
-__all__ = ["Base", "Database", "get_session", "sqlalchemy_url"]
+__all__ = ["Base", "Database", "get_session", "lock", "sqlalchemy_url"]
 
 
 class Base(DeclarativeBase):
@@ -42,6 +43,24 @@ def _sqlite_pragmas(connection: Any, _: Any) -> None:
     cursor.close()
 
 
+def _refuse_nul(
+    _connection: Any,
+    _cursor: Any,
+    statement: str,
+    parameters: Any,
+    _context: Any,
+    executemany: bool,
+) -> tuple[str, Any]:
+    """Text with a NUL character is refused on SQLite as PostgreSQL refuses it, so that both
+    backends answer such a request alike (400, see ``_errors``) instead of SQLite storing it or
+    looking it up."""
+    for row in parameters if executemany else (parameters,):
+        for value in row.values() if isinstance(row, dict) else row:
+            if isinstance(value, str) and "\x00" in value:
+                raise sqlite3.DataError("text cannot contain NUL (0x00) characters")
+    return statement, parameters
+
+
 class Database:
     """The engine and session factory for one ``--database`` URL."""
 
@@ -59,6 +78,7 @@ class Database:
                 url, connect_args={"check_same_thread": False, "timeout": 10}
             )
             event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "before_cursor_execute", _refuse_nul, retval=True)
         else:
             try:
                 import psycopg  # noqa: F401
@@ -89,6 +109,21 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def lock(session: Session, instance: Any) -> None:
+    """Lock ``instance``'s row until ``session``'s transaction ends, then reload it, so that of
+    concurrent requests deciding on one row each sees what the previous one committed.
+
+    ``SELECT ... FOR UPDATE`` does nothing on SQLite (and its reads take no lock), so a no-op
+    UPDATE of the row takes the lock instead: the row lock on PostgreSQL, the database's write
+    lock on SQLite.
+    """
+    mapper = inspect(instance).mapper
+    (key,) = mapper.primary_key  # the tables locked have a one-column key
+    (identity,) = mapper.primary_key_from_instance(instance)
+    session.execute(update(mapper.local_table).where(key == identity).values({key: key}))
+    session.refresh(instance)
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from ._clock import Clock, iso
 from ._currencies import currency
-from ._db import Database
+from ._db import Database, lock
 from ._errors import ApiError
 from ._ids import new_id
 from ._models import InternalAccount
@@ -267,7 +267,10 @@ def _delivery_result(
     if delivery.transaction_id is None or delivery.event_type != INCOMING_PAYMENT:
         return
     row = session.get(TransactionRow, delivery.transaction_id)
-    if row is None or row.status != "PENDING" or not row.extra.get("awaitingApproval"):
+    if row is None:
+        return
+    lock(session, row)  # against a concurrent POST /transactions/{id}/approve
+    if row.status != "PENDING" or not row.extra.get("awaitingApproval"):
         return
     if row.extra.get("approvalEvent") != delivery.id:
         return

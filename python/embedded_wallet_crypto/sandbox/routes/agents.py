@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from .. import _agents as rules
 from .._auth import require_platform
 from .._clock import iso
-from .._db import get_session
+from .._db import get_session, lock
 from .._errors import ApiError, ErrorOut, error_responses
 from .._ids import new_id
 from .._lists import page as sql_page
@@ -490,8 +490,8 @@ def _decide(agentId: str, actionId: str, session: Db) -> AgentAction:
     if action is None or action.agent_id != agentId:
         code = "ACTION_NOT_FOUND" if _agent_exists else "AGENT_NOT_FOUND"
         raise ApiError(404, code, "No such action of this agent.")
-    # One decision at a time: the row is locked (PostgreSQL) for the rest of the request.
-    session.refresh(action, with_for_update=True)
+    # One decision at a time: the row is locked for the rest of the request.
+    lock(session, action)
     return action
 
 

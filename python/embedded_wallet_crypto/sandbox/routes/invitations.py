@@ -22,7 +22,7 @@ from .. import _agents as rules
 from .._auth import require_platform
 from .._clock import iso
 from .._currencies import currency
-from .._db import get_session
+from .._db import get_session, lock
 from .._errors import ApiError
 from .._models import Customer
 from .._models_agents import Invitation
@@ -152,7 +152,7 @@ def claim_invitation(
     """Claim a PENDING invitation for an invitee UMA address (400 once claimed, expired or
     cancelled); the platform gets INVITATION_CLAIMED."""
     invitation = _invitation(session, invitationCode)
-    session.refresh(invitation, with_for_update=True)
+    lock(session, invitation)
     now = services.clock.now()
     status = rules.invitation_status(invitation.status, invitation.expires_at, now)
     try:
@@ -177,7 +177,7 @@ def cancel_invitation(
 ) -> dict[str, Any]:
     """Cancel a PENDING invitation (400 once claimed, expired or cancelled)."""
     invitation = _invitation(session, invitationCode)
-    session.refresh(invitation, with_for_update=True)
+    lock(session, invitation)
     now = services.clock.now()
     try:
         rules.check_cancel(rules.invitation_status(invitation.status, invitation.expires_at, now))

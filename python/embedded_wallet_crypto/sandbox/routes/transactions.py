@@ -14,7 +14,7 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
 from .._auth import require_platform
-from .._db import get_session
+from .._db import get_session, lock
 from .._errors import ApiError, error_responses
 from .._lists import page
 from .._models_payments import TransactionRow
@@ -172,6 +172,7 @@ def approve(transactionId: _TransactionId, body: ApproveBody, db: Db) -> dict[st
     """Approve an incoming payment held by the approval webhook: it completes and the
     receiver's account is credited."""
     row = find_transaction(db, transactionId)
+    lock(db, row)  # one decision: of concurrent approvals, the later ones see it made
     if row.type != "INCOMING" or row.status != "PENDING" or not row.extra.get("awaitingApproval"):
         raise ApiError(
             409, "TRANSACTION_NOT_AWAITING_APPROVAL", "This transaction awaits no approval."
