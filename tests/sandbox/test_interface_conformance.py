@@ -28,6 +28,7 @@ from ._payments import (
     webhook_receiver,
 )
 from ._server import SandboxServer
+from .conftest import database_url
 from .test_payments_bad_requests import _no_500, _send, _variants
 
 #: A quote lives 5 simulated minutes: 3 s here; a transfer settles in 20 ms.
@@ -36,11 +37,16 @@ TIME_SCALE = 0.01
 
 @pytest.fixture(scope="module")
 def env_server(
-    environment: str, tmp_path_factory: pytest.TempPathFactory
+    backend: str,
+    environment: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
-    """A time-scaled server per environment (sandbox, production)."""
+    """A time-scaled server per backend (SQLite, PostgreSQL) and environment (sandbox,
+    production)."""
     running = SandboxServer(
-        tmp_path_factory.mktemp(f"conformance-{environment}"),
+        tmp_path_factory.mktemp(f"conformance-{backend}-{environment}"),
+        database=database_url(request, backend, environment),
         environment=environment,
         time_scale=TIME_SCALE,
     )
@@ -487,6 +493,7 @@ def test_agent_transfers_are_checked(
     assert agent.get("/agents/me/actions").json()["totalCount"] == 0
 
 
+@pytest.mark.sqlite_only  # pure validation (see the conftest)
 def test_hostile_requests_to_the_agent_transfers_and_lookups(
     env_server: SandboxServer, api: SandboxClient, bearer: list[httpx.Client]
 ) -> None:
@@ -793,7 +800,8 @@ def test_every_list_has_the_envelope(
 
 
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
+def receiver(env_server: SandboxServer) -> Iterator[Receiver]:
+    """One receiver per server: each database signs with its own key."""
     with webhook_receiver() as running:
         yield running
 
