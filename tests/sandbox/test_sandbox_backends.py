@@ -1,8 +1,8 @@
 """What must hold alike on SQLite and PostgreSQL, under concurrency and across processes: text
 PostgreSQL cannot store (NUL) is refused alike; concurrent executions of one quote (also on two
 ``ewc serve`` processes sharing the database) run it once; concurrent debits never overdraw;
-an invitation is claimed once; a pending agent action is decided once; and two processes
-deliver each webhook event once."""
+an invitation is claimed once; a pending agent action is decided once; concurrent submissions
+of one agent never pass its daily limits; and two processes deliver each webhook event once."""
 
 from __future__ import annotations
 
@@ -248,6 +248,50 @@ def test_a_pending_agent_action_is_decided_once(
     assert balance(clients[0], customer["id"], "USD") == 1_000_00 - spent
     listed = clients[1].get("/transactions", params={"customerId": customer["id"]}).json()
     assert listed["totalCount"] == (1 if spent else 0)
+
+
+def test_concurrent_agent_submissions_keep_the_daily_limits(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    """Eight transfers at once through both processes, with a daily limit of two transactions
+    and of 250.00 USD: two run, the others are refused, whichever processes they reach."""
+    customer = funded_customer(clients[0], usd=1_000_00)
+    external = usd_external(clients[0], customer["id"], "000")["id"]
+    policy = {
+        "permissions": ["CREATE_TRANSFERS", "VIEW_TRANSACTIONS"],
+        "defaultExecutionMode": "AUTO",
+        "spendingLimits": {
+            "currency": "USD",
+            "perTransactionLimit": 1_000_00,
+            "dailyLimit": 250_00,
+            "dailyTransactionLimit": 2,
+        },
+        "approvalThresholds": {"currency": "USD", "amount": 1_000_00},
+    }
+    created = clients[0].post(
+        "/agents", {"name": "spender", "customerId": customer["id"], "policy": policy}
+    )
+    assert created.status_code == 201, created.text
+    code = created.json()["deviceCode"]["code"]
+    token = httpx.post(f"{pair[0].base_url}/agents/device-codes/{code}/redeem").json()
+    headers = {"Authorization": f"Bearer {token['accessToken']}"}
+    body = {
+        "source": {"accountId": customer["USD"]},
+        "destination": {"accountId": external},
+        "amount": 100_00,
+    }
+    agents = [httpx.Client(base_url=server.base_url, headers=headers) for server in pair]
+    try:
+        answers = race(
+            [lambda a=a: a.post("/agents/me/transfer-out", json=body) for a in agents * 4]
+        )
+    finally:
+        for agent in agents:
+            agent.close()
+    statuses = Counter(response.status_code for response in answers)
+    assert statuses == {201: 2, 403: 6}, [r.text for r in answers]
+    refused = [r.json() for r in answers if r.status_code == 403]
+    assert {error["code"] for error in refused} == {"POLICY_LIMIT_EXCEEDED"}
 
 
 def test_the_default_deposit_account_is_unique_under_concurrency(

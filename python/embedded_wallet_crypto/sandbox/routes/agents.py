@@ -550,7 +550,12 @@ def check_active(agent: Agent) -> None:
 
 
 def check_budget(session: Session, agent: Agent, spend: int, now: datetime) -> None:
-    """403 POLICY_LIMIT_EXCEEDED when the daily or monthly limits would be passed."""
+    """403 POLICY_LIMIT_EXCEEDED when the daily or monthly limits would be passed.
+
+    Locks the agent's row first (held until the new action is committed), so concurrent
+    submissions of one agent are counted one after the other, never both against the same
+    usage."""
+    lock(session, agent)
     limits: Mapping[str, Any] = agent.policy["spendingLimits"]
     used = usage(session, agent, now)
     count = limits.get("dailyTransactionLimit")
