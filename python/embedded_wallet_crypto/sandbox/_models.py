@@ -42,7 +42,8 @@ __all__ = [
 
 
 class UtcDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC datetime on every backend (SQLite keeps no zone)."""
+    """A timezone-aware UTC datetime on every backend (SQLite keeps no zone). A naive value
+    (a query's ``startDate`` without a zone, for example) is UTC, never the host's local time."""
 
     impl = DateTime
     cache_ok = True
@@ -50,6 +51,8 @@ class UtcDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
         if value is None:
             return None
+        if value.tzinfo is None:
+            return value
         return value.astimezone(timezone.utc).replace(tzinfo=None)
 
     def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
