@@ -35,5 +35,5 @@ bash scripts/clean_room.sh
 step "fuzz (scripts/fuzz.sh 10: each cargo-fuzz target of the core for 10 s, then the contract fuzzer of the Python entry points)"
 bash scripts/fuzz.sh 10
 
-step "pytest"
-.venv/bin/python -m pytest tests benches --benchmark-disable -q
+step "pytest (three workers, a test file per worker at a time)"
+.venv/bin/python -m pytest tests benches --benchmark-disable -q -n 3 --dist loadfile

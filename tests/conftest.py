@@ -62,8 +62,20 @@ def report_counts(name: str, **counts: int) -> None:
     _COUNTS.append(f"{name}: {detail}")
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist, a worker hands its counts to the controller, which prints them."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["vector_counts"] = list(_COUNTS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    _COUNTS.extend(getattr(node, "workeroutput", {}).get("vector_counts", []))
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if _COUNTS:
         terminalreporter.section("vector counts")
-        for line in _COUNTS:
+        for line in sorted(_COUNTS):  # one order whichever worker ran a test
             terminalreporter.write_line(line)
