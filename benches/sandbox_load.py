@@ -2,9 +2,10 @@
 
 One operation is a whole signed retry, the wallet export: ``POST /internal-accounts/{id}/export``
 with a fresh ``clientPublicKey`` (202, ``payloadToSign``), the stamp made with the session key,
-and the stamped retry (200, the sealed envelope). The service runs under uvicorn with 1 or 2
-worker processes (``--factory`` on :func:`make_app`), on SQLite or PostgreSQL; client threads
-(one account and session each) run operations back to back for a fixed time.
+and the stamped retry (200, the sealed envelope). The service runs as 1 or 2 uvicorn processes
+(``--factory`` on :func:`make_app`, one worker each, each on its own port, clients spread over
+them as behind a load balancer) on one SQLite or PostgreSQL database; client threads (one
+account and session each) run operations back to back for a fixed time.
 
 Reported: operations per second, p50 and p99 of one operation (both requests), the service's
 CPU time per operation (all its processes, from ``/proc``), and the share of it spent in the
@@ -28,7 +29,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,20 +221,33 @@ class Result:
 
 
 def load(
-    base: str, pid: int, wallets: list[Wallet], *, seconds: float = 0, operations: int = 0
+    base: str | list[str],
+    pid: int | list[int],
+    wallets: list[Wallet],
+    *,
+    seconds: float = 0,
+    operations: int = 0,
 ) -> Result:
     """Each wallet's thread runs exports back to back for ``seconds`` (or ``operations`` in
-    all); a few warm-up operations first, not counted."""
+    all); a few warm-up operations first, not counted. With several services (``base`` and
+    ``pid`` lists), wallet ``i`` talks to service ``i mod n``, as behind a load balancer."""
     import httpx
+
+    bases = [base] if isinstance(base, str) else base
+    pids = [pid] if isinstance(pid, int) else pid
 
     latencies: list[list[float]] = [[] for _ in wallets]
     budget = [operations]
     lock = threading.Lock()
-    start_gate = threading.Barrier(len(wallets) + 1)
     stop_at = [0.0]
 
+    def open_gate() -> None:  # run once, before any thread passes the gate
+        stop_at[0] = time.monotonic() + seconds
+
+    start_gate = threading.Barrier(len(wallets) + 1, action=open_gate)
+
     def worker(index: int) -> None:
-        with httpx.Client(base_url=base, auth=PLATFORM, timeout=60) as api:
+        with httpx.Client(base_url=bases[index % len(bases)], auth=PLATFORM, timeout=60) as api:
             for _ in range(2):
                 export_once(api, wallets[index])
             start_gate.wait()
@@ -253,14 +267,15 @@ def load(
     for thread in threads:
         thread.start()
     start_gate.wait()
-    cpu_before = _cpu_seconds(pid)
+    cpu_before = sum(_cpu_seconds(one) for one in pids)
     began = time.monotonic()
-    stop_at[0] = began + seconds
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
-    cpu = _cpu_seconds(pid) - cpu_before
+    cpu = sum(_cpu_seconds(one) for one in pids) - cpu_before
     flat = [x for per in latencies for x in per]
+    if not flat:
+        raise RuntimeError("the load ran no operation (see the worker threads' errors above)")
     return Result(len(flat), elapsed, flat, cpu)
 
 
@@ -316,9 +331,19 @@ def measure(
         for workers in (1, 2):
             directory = root / f"{name}-{workers}"
             directory.mkdir()
-            with running_service(dsn, workers, directory) as (base, pid):
-                wallets = prepare(base, clients)
-                result = load(base, pid, wallets, seconds=seconds)
+            with ExitStack() as stack:
+                # Separate single-worker processes on one database (each on its own port):
+                # uvicorn's own --workers mode adds about 44 ms to every request on this stack
+                # (a bare ASGI app too), which would measure uvicorn, not the service.
+                for n in range(workers):
+                    (directory / str(n)).mkdir()
+                running = [
+                    stack.enter_context(running_service(dsn, 1, directory / str(n)))
+                    for n in range(workers)
+                ]
+                bases = [base for base, _ in running]
+                wallets = prepare(bases[0], clients)
+                result = load(bases, [pid for _, pid in running], wallets, seconds=seconds)
             rows.append(row(name, workers, result, library))
             print(rows[-1], flush=True)
     return rows
