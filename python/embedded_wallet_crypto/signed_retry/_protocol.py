@@ -76,6 +76,20 @@ def _stored_request(record: ChallengeRecord) -> tuple[Operation, dict[str, Any]]
     return operation, parameters
 
 
+def _challenge_body(
+    payload_to_sign: str, request_id: str, expires_at: datetime, type: str | None
+) -> dict[str, str]:
+    """The interface's SignedRequestChallenge body, for both kinds of challenge."""
+    body = {
+        "payloadToSign": payload_to_sign,
+        "requestId": request_id,
+        "expiresAt": expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }
+    if type is not None:
+        body["type"] = type
+    return body
+
+
 @dataclass(frozen=True)
 class SignedRequestChallenge:
     """The 202 response of leg one. ``type`` is the credential type being added, revoked, or
@@ -89,14 +103,7 @@ class SignedRequestChallenge:
 
     def to_response(self) -> dict[str, str]:
         """The interface's SignedRequestChallenge body (``expiresAt`` in UTC, milliseconds)."""
-        body = {
-            "payloadToSign": self.payload_to_sign,
-            "requestId": self.request_id,
-            "expiresAt": self.expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        }
-        if self.type is not None:
-            body["type"] = self.type
-        return body
+        return _challenge_body(self.payload_to_sign, self.request_id, self.expires_at, self.type)
 
 
 @dataclass(frozen=True)
@@ -127,14 +134,7 @@ class PayloadChallenge:
 
     def to_response(self) -> dict[str, str]:
         """The interface's SignedRequestChallenge body (``expiresAt`` in UTC, milliseconds)."""
-        body = {
-            "payloadToSign": self.payload_to_sign,
-            "requestId": self.request_id,
-            "expiresAt": self.expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        }
-        if self.type is not None:
-            body["type"] = self.type
-        return body
+        return _challenge_body(self.payload_to_sign, self.request_id, self.expires_at, self.type)
 
 
 @dataclass(frozen=True)
