@@ -398,6 +398,38 @@ mod tests {
     }
 
     #[test]
+    fn decompression_of_edge_x_matches_aws_lc() {
+        // x at the field's carry boundaries: 0, 1, 2, 3, p - 1, p - 2, p - 3, 2^255, 2^224,
+        // R mod p, and all-ones limbs below p; each with both parities.
+        let edges = [
+            "0000000000000000000000000000000000000000000000000000000000000000",
+            "0000000000000000000000000000000000000000000000000000000000000001",
+            "0000000000000000000000000000000000000000000000000000000000000002",
+            "0000000000000000000000000000000000000000000000000000000000000003",
+            "ffffffff00000001000000000000000000000000fffffffffffffffffffffffe",
+            "ffffffff00000001000000000000000000000000fffffffffffffffffffffffd",
+            "ffffffff00000001000000000000000000000000fffffffffffffffffffffffc",
+            "8000000000000000000000000000000000000000000000000000000000000000",
+            "0000000100000000000000000000000000000000000000000000000000000000",
+            "00000000fffffffeffffffffffffffffffffffff000000000000000000000001",
+            "ffffffff00000000ffffffffffffffffffffffffffffffffffffffffffffffff",
+        ];
+        let mut accepted = 0;
+        for x in edges {
+            for prefix in [0x02u8, 0x03] {
+                let mut candidate = vec![prefix];
+                candidate.extend(hex::decode(x).unwrap());
+                let ours = VerifyingKey::parse(&candidate)
+                    .ok()
+                    .map(|k| k.public.uncompressed.to_vec());
+                assert_eq!(ours, aws_lc_decompress(&candidate), "{x}");
+                accepted += usize::from(ours.is_some());
+            }
+        }
+        assert!(accepted >= 6, "{accepted}");
+    }
+
+    #[test]
     fn uncompressed_validation_matches_aws_lc() {
         use aws_lc_rs::rand::{SecureRandom, SystemRandom};
         let rng = SystemRandom::new();
