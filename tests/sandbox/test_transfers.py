@@ -261,6 +261,20 @@ def test_the_three_account_variants(client: SandboxClient) -> None:
     listed = client.get("/platform/external-accounts", params={"currency": "AED"}).json()
     assert aed.json()["id"] in [a["id"] for a in listed["data"]]
     assert all(a["currency"] == "AED" for a in listed["data"])
+    # The answer is the accountInfo sent plus the rails it can be paid on, as published.
+    usd = usd_external(client, None, "201")
+    assert usd["accountInfo"]["paymentRails"] == ["ACH", "WIRE", "RTP", "FEDNOW"]
+    assert usd["accountInfo"]["accountNumber"].endswith("201")
+    assert brl.json()["accountInfo"] == {
+        "accountType": "BRL_ACCOUNT",
+        "pixKey": "joao102@example.com",
+        "pixKeyType": "EMAIL",
+        "taxId": "123.456.789-09",
+        "paymentRails": ["PIX"],
+    }
+    assert aed.json()["accountInfo"]["paymentRails"] == ["BANK_TRANSFER"]
+    fetched = client.get(f"/platform/external-accounts/{aed.json()['id']}").json()
+    assert fetched["accountInfo"] == aed.json()["accountInfo"]
 
 
 def test_one_default_uma_deposit_account_per_customer(client: SandboxClient) -> None:

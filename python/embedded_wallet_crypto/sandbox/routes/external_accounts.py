@@ -86,6 +86,13 @@ class AedAccount(BaseModel):
 
 AccountInfo = Annotated[UsdAccount | BrlAccount | AedAccount, Field(discriminator="accountType")]
 _CURRENCY_OF = {"USD_ACCOUNT": "USD", "BRL_ACCOUNT": "BRL", "AED_ACCOUNT": "AED"}
+#: The rails an account of each variant can be paid on, added to the ``accountInfo`` the client
+#: sent (as the real service's answers carry them).
+_RAILS = {
+    "USD_ACCOUNT": ["ACH", "WIRE", "RTP", "FEDNOW"],
+    "BRL_ACCOUNT": ["PIX"],
+    "AED_ACCOUNT": ["BANK_TRANSFER"],
+}
 
 
 class ExternalAccountCreate(BaseModel):
@@ -110,7 +117,10 @@ def external_account_body(row: ExternalAccount) -> dict[str, Any]:
         "id": row.id,
         "status": row.status,
         "currency": row.currency,
-        "accountInfo": row.account_info,
+        "accountInfo": {
+            **row.account_info,
+            "paymentRails": list(_RAILS[row.account_info["accountType"]]),
+        },
         "customerId": row.customer_id,
         "defaultUmaDepositAccount": row.default_uma_of is not None,
         "beneficiaryVerificationStatus": row.verification_status,
