@@ -1,5 +1,5 @@
-"""The list envelope ``{data, hasMore, nextCursor, totalCount}`` with an opaque cursor (the same
-``offset:N`` cursor ``GET /customers/internal-accounts`` issues), limit 1 to 100, default 20."""
+"""The list envelope ``{data, hasMore, nextCursor, totalCount}`` of every list operation, with an
+opaque ``offset:N`` cursor, limit 1 to 100, default 20."""
 
 from __future__ import annotations
 

@@ -8,8 +8,6 @@ account (no credential yet).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import secrets
 from datetime import datetime
@@ -18,7 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...export import _wordlist
@@ -29,6 +27,7 @@ from .._db import get_session
 from .._errors import ApiError, error_responses
 from .._funding import funding_instructions
 from .._ids import new_id
+from .._lists import page
 from .._models import Customer, InternalAccount
 from .._services import Services, get_services
 
@@ -241,23 +240,6 @@ def _account(customer_id: str, kind: str, code: str, now: datetime) -> InternalA
     )
 
 
-def _offset(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-        kind, _, number = text.partition(":")
-        if kind != "offset" or not number.isdigit() or len(number) > 12:
-            raise ValueError
-        return int(number)
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        raise ApiError(400, "INVALID_INPUT", "The cursor is not one this service issued.") from None
-
-
-def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"offset:{offset}".encode()).decode().rstrip("=")
-
-
 @router.get(
     "/customers/internal-accounts",
     response_model=InternalAccountList,
@@ -272,7 +254,6 @@ def list_internal_accounts(
     cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> dict[str, Any]:
     """The customers' internal accounts, oldest first; filters combine."""
-    offset = _offset(cursor)
     query = select(InternalAccount)
     if currency is not None:
         query = query.where(InternalAccount.currency == currency)
@@ -280,18 +261,5 @@ def list_internal_accounts(
         query = query.where(InternalAccount.customer_id == customerId)
     if type is not None:
         query = query.where(InternalAccount.type == type.value)
-    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    rows = session.scalars(
-        query.order_by(InternalAccount.created_at, InternalAccount.id)
-        .offset(offset)
-        .limit(limit + 1)
-    ).all()
-    has_more = len(rows) > limit
-    body: dict[str, Any] = {
-        "data": [account_body(row) for row in rows[:limit]],
-        "hasMore": has_more,
-        "totalCount": total,
-    }
-    if has_more:
-        body["nextCursor"] = _cursor(offset + limit)
-    return body
+    order = (InternalAccount.created_at, InternalAccount.id)
+    return page(session, query, order, account_body, limit=limit, cursor=cursor)
