@@ -6,6 +6,7 @@ webhook, no answer in time)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import embedded_wallet_crypto as ewc
@@ -85,6 +86,29 @@ def customer_with_usd(client: SandboxClient) -> tuple[str, str]:
     return made["id"], accounts(client, made["id"])["USD"]["id"]
 
 
+@contextmanager
+def incoming_payment(
+    client: SandboxClient, receiver: Receiver, answers: list[int], sender: str, amount: int
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A sandbox UMA payment of ``amount`` USD cents from ``sender`` to a new customer, while the
+    receiver answers the INCOMING_PAYMENT webhooks with ``answers``: (customer id, transaction)."""
+    receiver.answers["INCOMING_PAYMENT"] = answers
+    try:
+        customer, _ = customer_with_usd(client)
+        created = client.post(
+            "/sandbox/uma/receive",
+            {
+                "senderUmaAddress": sender,
+                "receivingCurrencyCode": "USD",
+                "receivingCurrencyAmount": amount,
+                "customerId": customer,
+            },
+        ).json()
+        yield customer, created
+    finally:
+        receiver.answers.pop("INCOMING_PAYMENT", None)
+
+
 def test_every_delivery_is_signed(
     client: SandboxClient, receiver: Receiver, public_key: str
 ) -> None:
@@ -115,18 +139,10 @@ def test_every_delivery_is_signed(
 def test_retries_after_500_keep_the_event_id(
     client: SandboxClient, receiver: Receiver, public_key: str
 ) -> None:
-    receiver.answers["INCOMING_PAYMENT"] = [500, 500, 200]
-    try:
-        customer, _ = customer_with_usd(client)
-        created = client.post(
-            "/sandbox/uma/receive",
-            {
-                "senderUmaAddress": "$bob@other.example",
-                "receivingCurrencyCode": "USD",
-                "receivingCurrencyAmount": 900,
-                "customerId": customer,
-            },
-        ).json()
+    with incoming_payment(client, receiver, [500, 500, 200], "$bob@other.example", 900) as (
+        customer,
+        created,
+    ):
         assert created["status"] == "PENDING"
         assert created["requestedReceiverCustomerInfoFields"] == [
             {"name": "FULL_NAME", "mandatory": True}
@@ -137,23 +153,13 @@ def test_retries_after_500_keep_the_event_id(
         first = [e for e in events if e["data"]["transaction"]["status"] == "PENDING"]
         assert len(first) == 3 and len({e["id"] for e in first}) == 1  # one event, three tries
         assert balance(client, customer, "USD") == 900
-    finally:
-        receiver.answers.pop("INCOMING_PAYMENT", None)
 
 
 def test_202_then_approve(client: SandboxClient, receiver: Receiver) -> None:
-    receiver.answers["INCOMING_PAYMENT"] = [202]
-    try:
-        customer, _ = customer_with_usd(client)
-        created = client.post(
-            "/sandbox/uma/receive",
-            {
-                "senderUmaAddress": "$carol@other.example",
-                "receivingCurrencyCode": "USD",
-                "receivingCurrencyAmount": 700,
-                "customerId": customer,
-            },
-        ).json()
+    with incoming_payment(client, receiver, [202], "$carol@other.example", 700) as (
+        customer,
+        created,
+    ):
         wait_for(
             lambda: {"n": len(receiver.events("INCOMING_PAYMENT"))},
             lambda _: any(
@@ -178,44 +184,21 @@ def test_202_then_approve(client: SandboxClient, receiver: Receiver) -> None:
             {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}},
         )
         assert again.status_code == 409
-    finally:
-        receiver.answers.pop("INCOMING_PAYMENT", None)
 
 
 def test_approval_times_out(client: SandboxClient, receiver: Receiver) -> None:
-    receiver.answers["INCOMING_PAYMENT"] = [202]
-    try:
-        customer, _ = customer_with_usd(client)
-        created = client.post(
-            "/sandbox/uma/receive",
-            {
-                "senderUmaAddress": "$dave@other.example",
-                "receivingCurrencyCode": "USD",
-                "receivingCurrencyAmount": 300,
-                "customerId": customer,
-            },
-        ).json()
+    with incoming_payment(client, receiver, [202], "$dave@other.example", 300) as (
+        customer,
+        created,
+    ):
         done = settled(client, created["id"])
         assert done["status"] == "FAILED"
         assert done["failureReason"] == "PAYMENT_APPROVAL_TIMED_OUT"
         assert balance(client, customer, "USD") == 0
-    finally:
-        receiver.answers.pop("INCOMING_PAYMENT", None)
 
 
 def test_a_failing_approval_webhook(client: SandboxClient, receiver: Receiver) -> None:
-    receiver.answers["INCOMING_PAYMENT"] = [500]
-    try:
-        customer, _ = customer_with_usd(client)
-        created = client.post(
-            "/sandbox/uma/receive",
-            {
-                "senderUmaAddress": "$erin@other.example",
-                "receivingCurrencyCode": "USD",
-                "receivingCurrencyAmount": 300,
-                "customerId": customer,
-            },
-        ).json()
+    with incoming_payment(client, receiver, [500], "$erin@other.example", 300) as (_, created):
         done = settled(client, created["id"])
         assert done["status"] == "FAILED"
         assert done["failureReason"] == "PAYMENT_APPROVAL_WEBHOOK_ERROR"
@@ -226,8 +209,6 @@ def test_a_failing_approval_webhook(client: SandboxClient, receiver: Receiver) -
             and e["data"]["transaction"]["status"] == "PENDING"
         ]
         assert len(tries) == 5  # every attempt, then it gave up
-    finally:
-        receiver.answers.pop("INCOMING_PAYMENT", None)
 
 
 def test_emit_queues_any_event(server: SandboxServer, receiver: Receiver, public_key: str) -> None:
