@@ -22,8 +22,9 @@ from .. import vectors
 from . import demo
 from ._export import add_export_commands
 from ._import import add_import_commands
-from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, write_secret
 from ._oidc import add_oidc_commands
+from ._report import add_report_command
 from ._serve import add_serve_command
 from ._session import add_session_commands
 
@@ -34,11 +35,13 @@ __all__ = ["main"]
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
     key = ewc.KeyPair.generate()
-    output = {
-        "private_key": key.private_key_bytes().hex(),
-        "public_key": key.public_key_hex(compressed=args.compressed),
-    }
-    print(json.dumps(output))
+    public_key = key.public_key_hex(compressed=args.compressed)
+    if args.out is not None:
+        # The plain hex file that --private-key-file of the other commands reads.
+        write_secret(args.out, key.private_key_bytes().hex(), "private key")
+        print(public_key)
+        return EXIT_OK
+    print(json.dumps({"private_key": key.private_key_bytes().hex(), "public_key": public_key}))
     return EXIT_OK
 
 
@@ -98,9 +101,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {ewc.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    keygen = commands.add_parser("keygen", help="generate a P-256 key pair, print it as JSON")
+    keygen = commands.add_parser(
+        "keygen",
+        help="generate a P-256 key pair: print it as JSON, or write the private key to a file",
+    )
     keygen.add_argument(
         "--compressed", action="store_true", help="print the public key in 33-byte compressed form"
+    )
+    keygen.add_argument(
+        "--out",
+        metavar="FILE",
+        default=None,
+        help="write the private key as plain hex to FILE (new, mode 0600; what "
+        "--private-key-file reads) and print only the public key",
     )
     keygen.set_defaults(handler=_cmd_keygen)
 
@@ -128,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo_parser = commands.add_parser("demo", help="run every available flow end to end")
     demo_parser.set_defaults(handler=_cmd_demo)
+    add_report_command(commands)
     return parser
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -24,7 +25,7 @@ from ._passkeys import PasskeyDemo
 from ._show import Show, check, rejected, short, short_json
 from ._wallet import Wallet
 
-__all__ = ["DemoStep", "Show", "default_steps", "run"]
+__all__ = ["DemoStep", "Show", "StepResult", "default_steps", "format_result", "run", "run_steps"]
 
 DemoStep = tuple[str, Callable[[Show], None]]
 
@@ -133,23 +134,53 @@ def default_steps() -> list[DemoStep]:
     ]
 
 
-def run(steps: Sequence[DemoStep] | None = None, *, write: Show = print) -> int:
-    """Run the steps, printing each one's status and what it showed; returns the exit status
-    (0 when every step passed, 1 otherwise)."""
+@dataclass(frozen=True)
+class StepResult:
+    """One demo step's outcome: its name, whether it passed, what it showed, and why it failed."""
+
+    name: str
+    ok: bool
+    shown: tuple[str, ...]
+    error: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "ok": self.ok, "shown": list(self.shown), "error": self.error}
+
+
+def run_steps(
+    steps: Sequence[DemoStep] | None = None, *, progress: Show | None = None
+) -> list[StepResult]:
+    """Run the steps and return each one's outcome; ``progress`` is told each result's line as
+    soon as its step ends (``ewc demo`` and ``ewc report`` print as they go)."""
     steps = default_steps() if steps is None else steps
-    failed = 0
+    results: list[StepResult] = []
     for name, step in steps:
         shown: list[str] = []
+        error = ""
         try:
             step(shown.append)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as problem:  # PyO3's PanicException derives from BaseException
-            failed += 1
-            write(f"FAILED  {name}: {type(problem).__name__}: {problem}")
-        else:
-            write(f"OK      {name}")
-        for line in shown:
-            write(f"          {line}")
-    write(f"\n{len(steps) - failed} of {len(steps)} steps OK")
-    return 1 if failed else 0
+            error = f"{type(problem).__name__}: {problem}"
+        result = StepResult(name, not error, tuple(shown), error)
+        results.append(result)
+        if progress is not None:
+            for line in format_result(result):
+                progress(line)
+    return results
+
+
+def format_result(result: StepResult) -> list[str]:
+    """The lines ``ewc demo`` prints for one step."""
+    head = f"OK      {result.name}" if result.ok else f"FAILED  {result.name}: {result.error}"
+    return [head, *(f"          {line}" for line in result.shown)]
+
+
+def run(steps: Sequence[DemoStep] | None = None, *, write: Show = print) -> int:
+    """Run the steps, printing each one's status and what it showed; returns the exit status
+    (0 when every step passed, 1 otherwise)."""
+    results = run_steps(steps, progress=write)
+    passed = sum(result.ok for result in results)
+    write(f"\n{passed} of {len(results)} steps OK")
+    return 0 if passed == len(results) else 1
