@@ -694,3 +694,49 @@ def _sent(api: SandboxClient, quote_id: str) -> int:
     """The quote's totalSendingAmount, as the service recorded it."""
     total: int = api.get(f"/quotes/{quote_id}").json()["totalSendingAmount"]
     return total
+
+
+# ---- what a first-time user meets: every error in words ------------------------------------
+
+
+def test_the_page_explains_missing_and_wrong_credentials(
+    browser: Any, page_server: SandboxServer
+) -> None:
+    with _browser_page(browser, page_server) as page:
+        page.fill("#credentials", "")
+        assert "Paste the platform credentials first" in _refused(page, "account")
+        page.fill("#credentials", "platform-test:not-the-secret")
+        # Answered in words (the browser's own login dialog never opens: it would hang here).
+        refused = _refused(page, "account")
+        assert "refused the platform credentials" in refused
+        assert "401 UNAUTHORIZED" in refused and "Invalid platform credentials." in refused
+        assert "{" not in refused  # the reason, not the raw JSON body
+
+
+def test_the_page_says_which_step_comes_first(browser: Any, page_server: SandboxServer) -> None:
+    with _browser_page(browser, page_server) as page:
+        assert "Create a customer first" in _refused(page, "register")
+        _step(page, "account")
+        assert "Register a passkey first" in _refused(page, "login")
+        assert "Log in first" in _refused(page, "open")
+        assert "Create a quote first" in _refused(page, "execute")
+        assert "Log in and open the session key first" in _refused(page, "export")
+        assert "TypeError" not in page.inner_text("body")
+
+
+def test_the_page_on_an_ip_address_points_to_localhost(
+    browser: Any, page_server: SandboxServer
+) -> None:
+    port = page_server.origin.rsplit(":", 1)[1]
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.wait_for_selector("#host-warning:not([hidden])", timeout=10_000)
+        warning = page.inner_text("#host-warning")
+        assert "Passkeys need a domain name" in warning and f"http://localhost:{port}/" in warning
+        page.fill("#credentials", ":".join(page_server.auth))
+        _step(page, "account")
+        assert f"http://localhost:{port}/" in _refused(page, "register")
+    finally:
+        context.close()

@@ -220,21 +220,63 @@ const state = {};
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Every call carries the platform credentials (HTTP Basic; see "The page's own choices" in the
-// docs). A failed call throws an Error with the status and the service's answer.
+// docs). A failed call throws an Error in words: the service's reason, status and code.
+// `credentials: "omit"`: the page sends its own Authorization header, so a 401 must come back to
+// the page, not open the browser's own login dialog (which would leave the step waiting).
 async function call(method, path, body, headers = {}) {
-  const response = await fetch(BASE + path, {
-    method,
-    headers: { Authorization: "Basic " + btoa(state.credentials), ...headers,
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method, credentials: "omit",
+      headers: { Authorization: "Basic " + btoa(state.credentials), ...headers,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new Error(`The service did not answer ${method} ${path}: is ewc serve still running?`);
+  }
   const text = await response.text();
   if (!response.ok) {
-    const error = new Error(`${method} ${path}: ${response.status} ${text}`);
+    const error = new Error(describeFailure(method, path, response.status, text));
     error.status = response.status;
     throw error;
   }
   return { status: response.status, json: text ? JSON.parse(text) : null };
+}
+
+// "The service refused ...: <reason> (401 UNAUTHORIZED)" from an error answer.
+export function describeFailure(method, path, status, text) {
+  let reason = text, code = "";
+  try {
+    const body = JSON.parse(text);
+    if (body && typeof body.reason === "string") ({ reason, code } = body);
+  } catch { /* not the error shape: show the text as it came */ }
+  const where = `${method} ${path} answered ${status}${code ? " " + code : ""}`;
+  if (status === 401 && /platform credentials|Basic/i.test(reason)) {
+    return "The service refused the platform credentials: paste the ID:SECRET that ewc serve " +
+      `printed at its first start (or the one given to --platform-credentials). ${where}: ${reason}`;
+  }
+  return `${reason} (${where})`;
+}
+
+// A step that needs an earlier one says which, in words.
+function need(value, message) {
+  if (value === undefined || value === null) throw new Error(message);
+  return value;
+}
+
+// WebAuthn refuses IP addresses as relying parties: say where the page works instead.
+export function passkeyHostProblem(hostname, port) {
+  const ip = /^[0-9.]+$/.test(hostname) || hostname.includes(":") || hostname.startsWith("[");
+  if (!ip) return null;
+  return `Passkeys need a domain name, not the address ${hostname}: open ` +
+    `http://localhost${port ? ":" + port : ""}/ (the relying party of ewc serve is localhost ` +
+    "unless --rp-id says otherwise).";
+}
+
+function checkPasskeyHost() {
+  const problem = passkeyHostProblem(location.hostname, location.port);
+  if (problem) throw new Error(problem);
 }
 
 // A signed retry: the first call gets payloadToSign, the retry carries the stamp.
@@ -277,6 +319,10 @@ async function walletAccount() {
 const steps = {
   async account() {
     state.credentials = document.getElementById("credentials").value.trim();
+    if (!/^[^:\s]+:\S+$/.test(state.credentials)) {
+      throw new Error("Paste the platform credentials first: ID:SECRET, as ewc serve printed " +
+        "them at its first start (or as given to --platform-credentials).");
+    }
     const customer = await call("POST", "/customers", {
       customerType: "INDIVIDUAL", platformCustomerId: "page-" + hex(crypto.getRandomValues(new Uint8Array(6))),
       currencies: ["USD"] });
@@ -287,6 +333,8 @@ const steps = {
     return { customerId: customer.json.id, accountId: state.accountId };
   },
   async register() {
+    need(state.accountId, "Create a customer first (step 1): the passkey is registered on its wallet.");
+    checkPasskeyHost();
     // The registration challenge is the platform's to issue; in this page the page is the
     // platform (it holds the platform credentials), so it makes 32 random bytes itself.
     const challenge = crypto.getRandomValues(new Uint8Array(32));
@@ -307,6 +355,8 @@ const steps = {
     return response.json;
   },
   async login() {
+    need(state.credential, "Register a passkey first (step 2): the login uses it.");
+    checkPasskeyHost();
     const client = await newClientKey();
     const { json } = await call("POST", `/auth/credentials/${encodeURIComponent(state.credential.id)}/challenge`,
       { clientPublicKey: hex(client.publicKey) });
@@ -325,13 +375,16 @@ const steps = {
     return verified.json;
   },
   async open() {
+    need(state.sessionInfo, "Log in first (step 3): the session key comes with the login.");
     state.session = await openSessionKey(state.sessionInfo.encryptedSessionSigningKey, state.client);
     return { sessionPublicKey: hex(compress(state.session.publicKey)) };
   },
   async balance() {
+    need(state.accountId, "Create a customer first (step 1).");
     return walletAccount();
   },
   async fund() {
+    need(state.accountId, "Create a customer first (step 1).");
     // A platform call, and a sandbox-only one: in production the service answers 403.
     try {
       await call("POST", `/sandbox/internal-accounts/${encodeURIComponent(state.accountId)}/fund`,
@@ -346,6 +399,7 @@ const steps = {
     return walletAccount();
   },
   async quote() {
+    need(state.accountId, "Create a customer first (step 1).");
     const { json: fiat } = await call("GET", `/customers/internal-accounts?customerId=${encodeURIComponent(state.customerId)}` +
       "&type=INTERNAL_FIAT&currency=USD");
     if (!fiat.data.length) throw new Error("the customer has no USD account to pay into");
@@ -364,8 +418,8 @@ const steps = {
       transactionId: quote.transactionId, payloadToSign: instruction?.payloadToSign ?? null };
   },
   async execute(show) {
-    const quote = state.quote;
-    if (!quote) throw new Error("create a quote first");
+    const quote = need(state.quote, "Create a quote first (step 7).");
+    need(state.session, "Open the session key first (step 4): it stamps the quote.");
     const instruction = (quote.paymentInstructions || []).find((i) => "payloadToSign" in i);
     if (!instruction) throw new Error("the quote's payment instructions carry no payloadToSign");
     const payloadToSign = instruction.payloadToSign;
@@ -390,6 +444,7 @@ const steps = {
     return result;
   },
   async export() {
+    need(state.session, "Log in and open the session key first (steps 3 and 4): the export is a signed retry.");
     const client = await newClientKey();
     const clientPublicKey = hex(client.publicKey);
     const first = await call("POST", `/internal-accounts/${encodeURIComponent(state.accountId)}/export`,
@@ -405,6 +460,7 @@ const steps = {
     return { status: retry.status, stamp, ...opened };
   },
   async revoke() {
+    need(state.session, "Log in and open the session key first (steps 3 and 4).");
     const retry = await signedRetry("DELETE", `/auth/sessions/${encodeURIComponent(state.sessionInfo.id)}`);
     return { status: retry.status, payloadToSign: retry.payloadToSign, stamp: retry.stamp };
   },
@@ -424,9 +480,17 @@ export async function run(name) {
     return result;
   } catch (error) {
     out.className = "error";
-    out.textContent = String(error);
+    out.textContent = error instanceof Error ? error.message : String(error);
     throw error;
   }
+}
+
+// On an IP address the passkey steps cannot work: say so before the user tries them.
+const hostProblem = passkeyHostProblem(location.hostname, location.port);
+if (hostProblem && document.getElementById("host-warning")) {
+  const warning = document.getElementById("host-warning");
+  warning.textContent = hostProblem;
+  warning.hidden = false;
 }
 
 for (const button of document.querySelectorAll("button[data-step]")) {
