@@ -41,6 +41,7 @@ COMMANDS = [
     "import-private-key",
     "serve",
     "demo",
+    "report",
 ]
 
 
