@@ -9,12 +9,15 @@ accepted variants (no PCR3, no AWS root, a threshold of 1). The real documents a
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import _qos
 import pytest
 from conftest import report_counts
-from embedded_wallet_crypto.proofs import _nitro, verify_boot_proof
+from embedded_wallet_crypto.proofs import ProofError, _manifest, _nitro, verify_boot_proof
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_proofs_boot import code_of
 from test_proofs_chain import ROOT
 
@@ -133,3 +136,47 @@ def test_generated_boot_proofs_reach_every_manifest_check() -> None:
         counts["generated_accepted" if expected == "accepted" else "generated_refused"] += 1
     report_counts("boot-proof vectors (documents signed here)", **counts)
     assert not failures, "\n".join(failures)
+
+
+# ---------------------------------------------------------------- the Borsh reader on any bytes
+
+SPEC_BYTES = _qos.Manifest().encode()
+
+
+@settings(max_examples=200)
+@given(
+    data=st.one_of(
+        st.binary(max_size=3000),
+        st.builds(
+            lambda index, value, cut: (
+                SPEC_BYTES[:index] + bytes([value]) + SPEC_BYTES[index + 1 :]
+            )[:cut],
+            st.integers(0, len(SPEC_BYTES) - 1),
+            st.integers(0, 255),
+            st.integers(0, len(SPEC_BYTES)),
+        ),
+    )
+)
+def test_the_manifest_reader_refuses_with_its_code_only(data: bytes) -> None:
+    """Any bytes: a manifest, or BOOT_PROOF_MANIFEST_MALFORMED; never another exception, and
+    the envelope reader likewise (or BOOT_PROOF_ENVELOPE_MISMATCH)."""
+    try:
+        manifest = _manifest.parse_manifest(data)
+    except ProofError as error:
+        assert error.code == "BOOT_PROOF_MANIFEST_MALFORMED"
+    else:
+        assert manifest.hash == hashlib.sha256(data).digest()
+    try:
+        _manifest.parse_envelope(data + _qos.u32(0) * 2, SPEC_BYTES)
+    except ProofError as error:
+        assert error.code in {"BOOT_PROOF_MANIFEST_MALFORMED", "BOOT_PROOF_ENVELOPE_MISMATCH"}
+
+
+def test_declared_lengths_past_the_limits_are_refused_before_reading() -> None:
+    for data in (
+        _qos.u32(2**32 - 1),  # a namespace of 4 GiB
+        _qos.text("ns") + _qos.u32(1) + _qos.u32(2**31),  # a quorum key of 2 GiB
+    ):
+        with pytest.raises(ProofError, match="over the limit") as caught:
+            _manifest.parse_manifest(data)
+        assert caught.value.code == "BOOT_PROOF_MANIFEST_MALFORMED"
