@@ -1,5 +1,6 @@
 """The error contract over ``ewc.proofs``: app proofs, boot proofs (a real AWS Nitro
-attestation document from the upstream vectors, when present) and their pairing. Only
+attestation document from the upstream vectors, when present, alone and as the whole boot proof
+with its QOS manifest, envelope and pins) and their pairing. Only
 WalletCryptoError or TypeError escapes (see ``tests/_contract.py``)."""
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ ENTRIES = [
     ),
 ]
 
+_MEMBERS = (
+    "awsAttestationDocB64",
+    "ephemeralPublicKeyHex",
+    "qosManifestB64",
+    "qosManifestEnvelopeB64",
+)
 _VECTORS = upstream_dir() / "turnkey-sdk" / "app_proofs.json"
 if _VECTORS.exists():  # the boot proof entries need a real attestation document
     _document = json.loads(_VECTORS.read_text())
@@ -52,12 +59,31 @@ if _VECTORS.exists():  # the boot proof entries need a real attestation document
             "verify_boot_proof",
             proofs.verify_boot_proof,
             {
-                "attestation_document": base64.b64decode(
-                    _document["boot_proof_1"]["awsAttestationDocB64"]
-                ),
+                "boot_proof": base64.b64decode(_document["boot_proof_1"]["awsAttestationDocB64"]),
                 "now": _AT,
             },
-            frozenset({"attestation_document"}),
+            frozenset({"boot_proof"}),
+        ),
+        Entry(
+            "verify_boot_proof (whole, pinned)",
+            proofs.verify_boot_proof,
+            {
+                "boot_proof": _document["boot_proof_1"],
+                "now": _AT,
+                "pins": {
+                    "pcr0": proofs.verify_boot_proof(
+                        _document["boot_proof_1"]["awsAttestationDocB64"], now=_AT
+                    )
+                    .pcrs[0]
+                    .hex(),
+                    "approval_threshold": 2,
+                },
+            },
+        ),
+        Entry(
+            "verify_boot_proof (members)",
+            lambda **members: proofs.verify_boot_proof(members, now=_AT),
+            {name: _document["boot_proof_1"][name] for name in _MEMBERS},
         ),
         Entry(
             "verify_app_proof_against_boot_proof",

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import NameOID
-from embedded_wallet_crypto.proofs import ProofError, _boot, verify_boot_proof
+from embedded_wallet_crypto.proofs import ProofError, _nitro, verify_boot_proof
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -111,7 +111,7 @@ def _document(
 
 @pytest.fixture
 def test_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_boot, "_root", lambda: ROOT)
+    monkeypatch.setattr(_nitro, "_root", lambda: ROOT)
 
 
 def _leaf(label: str = "leaf", **options: Any) -> tuple[x509.Certificate, Any]:

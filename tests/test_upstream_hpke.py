@@ -7,6 +7,14 @@ sequence order on one sender context and opened in order on one receiver context
 export on both contexts. The other modes (psk, auth, auth_psk) are not part of the profile and
 are counted as skipped.
 
+The same two suites against a second, independent HPKE: pyca/cryptography's
+(``cryptography.hazmat.primitives.hpke``, OpenSSL's HPKE, cryptography 47 and later). Its public
+API is single-shot and takes no AAD, while every RFC 9180 encryption has one, so: the known
+answer of each suite's first encryption (sequence 0, the only one a single-shot API can reach)
+goes through cryptography's ``_decrypt_with_aad`` (a private helper of the pinned version,
+named here on purpose); and with the public API, both directions on the vectors' recipient key
+and ``info``: cryptography seals, ``ewc.hpke`` opens, and the reverse (empty AAD).
+
 RFC 5869: the three HKDF-SHA256 cases through the core's ``hkdf_extract`` / ``hkdf_expand``.
 """
 
@@ -109,6 +117,93 @@ def test_rfc9180_base_mode(aead_id: int) -> None:
         skipped=skipped,
     )
     assert not failures, f"{len(failures)} RFC 9180 mismatches:\n" + "\n".join(failures)
+
+
+ORACLE_ROUND_TRIPS = 16  # per suite and direction, on the vectors' plaintexts
+
+
+@pytest.mark.parametrize("aead_id", [1, 2], ids=["aes128gcm", "aes256gcm"])
+def test_rfc9180_base_mode_against_cryptography_hpke(aead_id: int) -> None:
+    # cryptography 47+ (requirements-dev.txt pins it): an older one fails here, never skips.
+    from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+    from cryptography.hazmat.primitives import hpke
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    suite, _ = _profile_suites(aead_id)
+    aead = {1: hpke.AEAD.AES_128_GCM, 2: hpke.AEAD.AES_256_GCM}[aead_id]
+    oracle = hpke.Suite(hpke.KEM.P256, hpke.KDF.HKDF_SHA256, aead)
+    recipient = ec.derive_private_key(int(suite["skRm"], 16), ec.SECP256R1())
+    info, enc = bytes.fromhex(suite["info"]), bytes.fromhex(suite["enc"])
+    failures: list[str] = []
+
+    # The RFC's known answer at sequence 0, opened by OpenSSL's HPKE.
+    first = suite["encryptions"][0]
+    opened = rust_openssl.hpke._decrypt_with_aad(
+        oracle,
+        enc + bytes.fromhex(first["ct"]),
+        recipient,
+        info=info,
+        aad=bytes.fromhex(first["aad"]),
+    )
+    _check(failures, "cryptography opens encryptions[0]", opened, first["pt"])
+    # And the RFC's ephemeral key gives the RFC's enc in both implementations' key schedule:
+    # ewc's sequence-0 seal with that key is the vector's ciphertext (opened above by OpenSSL).
+    _, sender = ewc.hpke.setup_sender_deterministic_for_tests(
+        bytes.fromhex(suite["pkRm"]),
+        ephemeral_key=ewc.KeyPair.from_private_bytes(bytes.fromhex(suite["skEm"])),
+        info=info,
+        aead=aead_id,
+    )
+    sealed = sender.seal(bytes.fromhex(first["aad"]), bytes.fromhex(first["pt"]))
+    _check(failures, "ewc seals encryptions[0]", sealed, first["ct"])
+
+    round_trips = 0
+    for sequence, encryption in enumerate(suite["encryptions"][:ORACLE_ROUND_TRIPS]):
+        plaintext = bytes.fromhex(encryption["pt"]) + sequence.to_bytes(2, "big")
+        # cryptography seals, ewc opens.
+        message = oracle.encrypt(plaintext, recipient.public_key(), info=info)
+        their_enc, their_ct = message[:65], message[65:]
+        receiver = ewc.hpke.setup_receiver(
+            bytes.fromhex(suite["skRm"]), their_enc, info=info, aead=aead_id
+        )
+        _check(
+            failures,
+            f"ewc opens cryptography's seal {sequence}",
+            receiver.open(b"", their_ct),
+            plaintext.hex(),
+        )
+        if aead_id == 2:  # the profile's AEAD: the single-shot API too
+            single = ewc.hpke.open(
+                bytes.fromhex(suite["skRm"]), their_enc, their_ct, info=info, aad=b""
+            )
+            _check(failures, f"hpke.open of their seal {sequence}", single, plaintext.hex())
+            our_enc, our_ct = ewc.hpke.seal(
+                bytes.fromhex(suite["pkRm"]), plaintext, info=info, aad=b""
+            )
+            opened = oracle.decrypt(our_enc + our_ct, recipient, info=info)
+            _check(failures, f"cryptography opens hpke.seal {sequence}", opened, plaintext.hex())
+            round_trips += 2
+        # ewc seals, cryptography opens.
+        our_enc, context = ewc.hpke.setup_sender(
+            bytes.fromhex(suite["pkRm"]), info=info, aead=aead_id
+        )
+        ours = our_enc + context.seal(b"", plaintext)
+        _check(
+            failures,
+            f"cryptography opens ewc's seal {sequence}",
+            oracle.decrypt(ours, recipient, info=info),
+            plaintext.hex(),
+        )
+        round_trips += 2
+
+    report_counts(
+        f"{RFC9180_FILE} mode_base aead_id={aead_id} vs cryptography HPKE",
+        known_answers=2,
+        round_trips=round_trips,
+    )
+    assert not failures, f"{len(failures)} mismatches with cryptography's HPKE:\n" + "\n".join(
+        failures
+    )
 
 
 def _rfc5869_cases() -> list[dict[str, str]]:

@@ -39,6 +39,8 @@ COMMANDS = [
     "seal-export",
     "import-wallet",
     "import-private-key",
+    "proofs",
+    "proofs verify",
     "serve",
     "demo",
     "report",

@@ -57,6 +57,15 @@ from .keys import (
     parse_public_key,
     verify_signature,
 )
+from .mnemonic import (
+    MNEMONIC_WORD_COUNTS,
+    check_mnemonic,
+    generate_mnemonic,
+    is_valid_mnemonic,
+    mnemonic_from_entropy,
+    mnemonic_to_entropy,
+    mnemonic_to_seed,
+)
 from .policy import Environment, default_environment, set_default_environment
 from .session import open_session_key, seal_session_key
 from .stamps import (
@@ -109,6 +118,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "MNEMONIC_WORD_COUNTS",
     "PREPRODUCTION_SIGNER_PUBLIC_KEY",
     "PRODUCTION_SIGNER_PUBLIC_KEY",
     "STAMP_SCHEME_ED25519",
@@ -140,6 +150,7 @@ __all__ = [
     "b58check_encode",
     "b58decode",
     "b58encode",
+    "check_mnemonic",
     "check_payload_binding",
     "compress_public_key",
     "create_stamp",
@@ -150,7 +161,12 @@ __all__ = [
     "encrypt_private_key_to_bundle",
     "encrypt_wallet_to_bundle",
     "errors",
+    "generate_mnemonic",
     "hpke",
+    "is_valid_mnemonic",
+    "mnemonic_from_entropy",
+    "mnemonic_to_entropy",
+    "mnemonic_to_seed",
     "oidc",
     "open_export_bundle",
     "open_export_mnemonic",

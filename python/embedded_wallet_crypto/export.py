@@ -17,16 +17,13 @@ envelope names no organization, so it opens only with ``organization_id=None``; 
 
 from __future__ import annotations
 
-import hashlib
-import os
-from functools import lru_cache
-
 from . import _native
 from ._contract import buffer_bytes
 from ._types import BytesLike, KeyLike
 from .errors import DecodeError
 from .key_formats import KeyFormat, _format, encode_private_key
 from .keys import KeyPair
+from .mnemonic import check_mnemonic, is_valid_mnemonic
 from .policy import Environment, sandbox_allowed
 
 __all__ = [
@@ -134,68 +131,7 @@ def open_export_bundle(
 
 
 # --- what clients do with the plaintext ------------------------------------------------------
-
-_WORD_COUNTS = (12, 15, 18, 21, 24)
-
-
-@lru_cache(maxsize=1)
-def _wordlist() -> dict[str, int]:
-    """The BIP-39 English list (data/bip39_english.txt, sha256 2f5eed53...dbda), word -> index."""
-    # os.path and open, not importlib.resources or pathlib: those cost milliseconds at import.
-    with open(os.path.join(os.path.dirname(__file__), "data", "bip39_english.txt"), "rb") as f:
-        text = f.read().decode("ascii")
-    words = text.split()
-    if len(words) != 2048:  # pragma: no cover - a broken installation
-        raise RuntimeError("the packaged BIP-39 word list is damaged")
-    return {word: index for index, word in enumerate(words)}
-
-
-def check_mnemonic(mnemonic: str | BytesLike) -> str:
-    """Check a BIP-39 English mnemonic (word count, word list, checksum).
-
-    Words are separated by any whitespace; the result joins them with single spaces.
-
-    Raises:
-        DecodeError: ``MNEMONIC_NOT_TEXT``, ``MNEMONIC_WORD_COUNT``, ``MNEMONIC_UNKNOWN_WORD``
-            or ``MNEMONIC_CHECKSUM`` (a damaged mnemonic). The reason never quotes a word.
-    """
-    if not isinstance(mnemonic, str):
-        try:
-            mnemonic = buffer_bytes(mnemonic, "mnemonic").decode("utf-8")
-        except (UnicodeDecodeError, TypeError):
-            raise DecodeError("the mnemonic is not UTF-8 text", "MNEMONIC_NOT_TEXT") from None
-    words = mnemonic.split()
-    if len(words) not in _WORD_COUNTS:
-        raise DecodeError(
-            f"a BIP-39 mnemonic has 12, 15, 18, 21 or 24 words, not {len(words)}",
-            "MNEMONIC_WORD_COUNT",
-        )
-    wordlist = _wordlist()
-    value = 0
-    for position, word in enumerate(words, start=1):
-        index = wordlist.get(word)
-        if index is None:
-            raise DecodeError(
-                f"word {position} of the mnemonic is not in the BIP-39 English list",
-                "MNEMONIC_UNKNOWN_WORD",
-            )
-        value = value << 11 | index
-    checksum_bits = len(words) * 11 // 33
-    entropy = (value >> checksum_bits).to_bytes(checksum_bits * 4, "big")
-    if value & ((1 << checksum_bits) - 1) != hashlib.sha256(entropy).digest()[0] >> (
-        8 - checksum_bits
-    ):
-        raise DecodeError("the mnemonic's BIP-39 checksum does not match", "MNEMONIC_CHECKSUM")
-    return " ".join(words)
-
-
-def is_valid_mnemonic(mnemonic: str | BytesLike) -> bool:
-    """True when :func:`check_mnemonic` accepts ``mnemonic``."""
-    try:
-        check_mnemonic(mnemonic)
-    except DecodeError:
-        return False
-    return True
+# (the mnemonic checks, check_mnemonic and is_valid_mnemonic, live in .mnemonic)
 
 
 def raw_key_hex(plaintext: BytesLike) -> str:

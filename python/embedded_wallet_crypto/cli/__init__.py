@@ -24,6 +24,7 @@ from ._export import add_export_commands
 from ._import import add_import_commands
 from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, write_secret
 from ._oidc import add_oidc_commands
+from ._proofs import add_proofs_commands
 from ._report import add_report_command
 from ._serve import add_serve_command
 from ._session import add_session_commands
@@ -137,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     add_oidc_commands(commands)
     add_export_commands(commands)
     add_import_commands(commands)
+    add_proofs_commands(commands)
     add_serve_command(commands)
 
     demo_parser = commands.add_parser("demo", help="run every available flow end to end")

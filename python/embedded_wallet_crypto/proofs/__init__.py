@@ -4,9 +4,10 @@
   (checked in the Rust core).
 - :func:`verify_boot_proof`: an AWS Nitro attestation document, its certificate chain to the
   pinned AWS Nitro root (``cryptography``'s X.509 path validation) and its ES384 COSE_Sign1
-  signature.
+  signature; given the whole boot proof, also its QOS manifest (:class:`QosManifest`: bound by
+  hash, its PCRs the document's, its approvals valid) and the values an auditor pins.
 - :func:`verify_app_proof_against_boot_proof`: both, plus the binding: the attested key is the
-  app proof's key and the document's user data is the hash of the QOS manifest.
+  app proof's key.
 
 Every failure is a :class:`~embedded_wallet_crypto.errors.ProofError` whose ``code`` names the
 check.
@@ -24,15 +25,22 @@ from ._boot import (
     verify_boot_proof,
 )
 from ._common import MAX_PROOF_LENGTH
+from ._manifest import PatchSet, QosManifest, QuorumMember, QuorumSet
+from ._pins import PIN_NAMES
 
 __all__ = [
     "APP_PROOF_SCHEME",
     "AWS_NITRO_ROOT_PEM",
     "AWS_NITRO_ROOT_SHA256",
     "MAX_PROOF_LENGTH",
+    "PIN_NAMES",
     "AppProof",
     "BootProof",
+    "PatchSet",
     "ProofError",
+    "QosManifest",
+    "QuorumMember",
+    "QuorumSet",
     "verify_app_proof",
     "verify_app_proof_against_boot_proof",
     "verify_boot_proof",

@@ -1,73 +1,38 @@
-"""Boot proofs (formats.md section 16): an AWS Nitro attestation document (COSE_Sign1, ES384)
-whose certificate chain ends at the pinned AWS Nitro root, and its binding to an app proof.
-
-CBOR is read with cbor2 and the certificates are checked with ``cryptography``'s X.509 path
-validation; the COSE signature is checked with ``cryptography`` (P-384 / SHA-384).
-"""
+"""Boot proofs (formats.md section 16): an AWS Nitro attestation document chained to the pinned
+AWS Nitro root, the QOS manifest it binds (parsed, its PCRs and approvals checked), the values
+an auditor pins, and the binding of a boot proof to an app proof."""
 
 from __future__ import annotations
 
 import hashlib
-import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .._contract import buffer_bytes
 from . import _common as c
+from . import _manifest
 from ._app import AppProof, verify_app_proof
-
-if TYPE_CHECKING:
-    from cryptography import x509
+from ._manifest import QosManifest, QuorumMember
+from ._nitro import AWS_NITRO_ROOT_PEM, AWS_NITRO_ROOT_SHA256, root_der, verify_document
+from ._pins import Pins, check_pins, read_pins
 
 __all__ = [
+    "AWS_NITRO_ROOT_PEM",
     "AWS_NITRO_ROOT_SHA256",
     "BootProof",
     "verify_app_proof_against_boot_proof",
     "verify_boot_proof",
 ]
 
-#: The AWS Nitro Enclaves root certificate (G1), public; valid 2019-10-28 to 2049-10-28.
-AWS_NITRO_ROOT_PEM = """-----BEGIN CERTIFICATE-----
-MIICETCCAZagAwIBAgIRAPkxdWgbkK/hHUbMtOTn+FYwCgYIKoZIzj0EAwMwSTEL
-MAkGA1UEBhMCVVMxDzANBgNVBAoMBkFtYXpvbjEMMAoGA1UECwwDQVdTMRswGQYD
-VQQDDBJhd3Mubml0cm8tZW5jbGF2ZXMwHhcNMTkxMDI4MTMyODA1WhcNNDkxMDI4
-MTQyODA1WjBJMQswCQYDVQQGEwJVUzEPMA0GA1UECgwGQW1hem9uMQwwCgYDVQQL
-DANBV1MxGzAZBgNVBAMMEmF3cy5uaXRyby1lbmNsYXZlczB2MBAGByqGSM49AgEG
-BSuBBAAiA2IABPwCVOumCMHzaHDimtqQvkY4MpJzbolL//Zy2YlES1BR5TSksfbb
-48C8WBoyt7F2Bw7eEtaaP+ohG2bnUs990d0JX28TcPQXCEPZ3BABIeTPYwEoCWZE
-h8l5YoQwTcU/9KNCMEAwDwYDVR0TAQH/BAUwAwEB/zAdBgNVHQ4EFgQUkCW1DdkF
-R+eWw5b6cp3PmanfS5YwDgYDVR0PAQH/BAQDAgGGMAoGCCqGSM49BAMDA2kAMGYC
-MQCjfy+Rocm9Xue4YnwWmNJVA44fA0P5W2OpYow9OYCVRaEevL8uO1XYru5xtMPW
-rfMCMQCi85sWBbJwKKXdS6BptQFuZbT73o/gBh1qUxl/nNr12UO8Yfwr6wPLb+6N
-IwLz3/Y=
------END CERTIFICATE-----
-"""
-#: SHA-256 of the root certificate's DER, AWS's published fingerprint; checked before use.
-AWS_NITRO_ROOT_SHA256 = "641a0321a3e244efe456463195d606317ed7cdcc3c1756e09893f3c68f79bb5b"
-
-_ES384 = -35  # the COSE algorithm identifier
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_DOCUMENT_KEYS = frozenset(
-    {
-        "module_id",
-        "digest",
-        "timestamp",
-        "pcrs",
-        "certificate",
-        "cabundle",
-        "public_key",
-        "user_data",
-        "nonce",
-    }
-)
+_MANIFEST_MEMBERS = ("qosManifestB64", "qosManifestEnvelopeB64")
 
 
 @dataclass(frozen=True)
 class BootProof:
-    """A verified AWS Nitro attestation document.
+    """A verified boot proof: the AWS Nitro attestation document's fields and, when the whole
+    boot proof was given, its QOS manifest.
 
     Attributes:
         module_id: the enclave's id (for instance ``"i-0244...-enc0199..."``).
@@ -80,6 +45,10 @@ class BootProof:
         nonce: the nonce, or None.
         certificate: the DER leaf certificate that signed the document.
         not_valid_after: the end of the leaf certificate's validity (they last hours).
+        manifest: the parsed QOS manifest (its hash is ``user_data``, its PCRs are the
+            document's), or None when only the attestation document was given.
+        manifest_approvals: the manifest set members whose approvals in the manifest envelope
+            verified (at least the set's threshold of them); empty without a manifest.
     """
 
     module_id: str
@@ -91,53 +60,84 @@ class BootProof:
     nonce: bytes | None
     certificate: bytes = field(repr=False)
     not_valid_after: datetime
+    manifest: QosManifest | None = field(default=None, repr=False)
+    manifest_approvals: tuple[QuorumMember, ...] = field(default=(), repr=False)
 
 
 def verify_boot_proof(
-    attestation_document: str | bytes, *, now: datetime | None = None
+    boot_proof: Mapping[str, Any] | str | bytes,
+    *,
+    now: datetime | None = None,
+    pins: Mapping[str, Any] | None = None,
 ) -> BootProof:
-    """Verify an AWS Nitro attestation document (formats.md section 16) and return its fields.
+    """Verify a boot proof (formats.md section 16) and return what it attests.
 
-    The checks: a COSE_Sign1 (CBOR array, optionally tag 18) whose protected header names ES384;
-    an attestation document with exactly the Nitro fields, well typed (``digest`` ``SHA384``,
-    1 to 32 PCRs of 32, 48 or 64 bytes, a non-empty CA bundle...); the leaf certificate chained
-    through the bundle's intermediates to the pinned AWS Nitro root (its SHA-256 checked), every
-    certificate valid at ``now`` (``cryptography``'s X.509 path validation; the leaf must have
-    ``CA:FALSE`` and the digitalSignature key usage); and the COSE signature by the leaf's
-    P-384 key.
+    ``boot_proof`` is either the AWS Nitro attestation document alone (its COSE_Sign1 bytes, or
+    their standard base64, the boot proof's ``awsAttestationDocB64``) or the whole boot proof as
+    the infrastructure returns it (a dict, or its JSON text) with ``awsAttestationDocB64``,
+    ``ephemeralPublicKeyHex``, ``qosManifestB64`` and ``qosManifestEnvelopeB64`` (other members
+    are not read).
+
+    The document: a COSE_Sign1 (CBOR array, optionally tag 18) whose protected header names
+    ES384; exactly the Nitro fields, well typed (``digest`` ``SHA384``, 1 to 32 PCRs of 32, 48
+    or 64 bytes, a non-empty CA bundle...); the leaf certificate chained through the bundle's
+    intermediates to the pinned AWS Nitro root (its SHA-256 checked), every certificate valid at
+    ``now`` (the leaf must have ``CA:FALSE`` and the digitalSignature key usage); and the COSE
+    signature by the leaf's P-384 key.
+
+    The whole boot proof, then, in this order: ``ephemeralPublicKeyHex`` is the document's
+    ``public_key``; the document's ``user_data`` is SHA-256 of the manifest; the manifest parses
+    (the QOS Borsh encoding); the envelope parses and carries that same manifest; the document's
+    PCR0, PCR1 and PCR2 are the manifest's, and PCR3 too when the manifest names one; the AWS
+    root the manifest names, if any, is the pinned root; and the envelope's manifest-set
+    approvals are valid signatures over the manifest hash, one per member of the manifest set,
+    at least its threshold of them.
+
+    Last, ``pins``: the values an auditor accepts, any of ``pcr0`` to ``pcr3`` and
+    ``manifest_hash`` (hex) and ``approval_threshold`` (the least manifest-set threshold
+    accepted; needs the whole boot proof). Each must match.
 
     Nitro leaf certificates are valid for a few hours, so a stored document verifies only at
     a time inside that window: auditing one later means choosing that time, for instance the
     verified app proof's ``timestamp``, and passing it as ``now``.
 
     Args:
-        attestation_document: the COSE_Sign1 bytes, or their standard base64 (the boot proof's
-            ``awsAttestationDocB64``).
+        boot_proof: the attestation document, or the whole boot proof.
         now: a timezone-aware ``datetime``; None for the current time.
+        pins: the pinned values (a mapping; see above), or None.
 
     Raises:
-        ProofError: ``BOOT_PROOF_MALFORMED``, ``BOOT_PROOF_ALGORITHM_UNSUPPORTED``,
-            ``BOOT_PROOF_CHAIN_INVALID`` (also: a certificate not valid at ``now``),
-            ``BOOT_PROOF_SIGNATURE_INVALID``.
+        ProofError: ``BOOT_PROOF_PINS_INVALID`` (checked first), ``BOOT_PROOF_MALFORMED``,
+            ``BOOT_PROOF_ALGORITHM_UNSUPPORTED``, ``BOOT_PROOF_CHAIN_INVALID`` (also: a
+            certificate not valid at ``now``), ``BOOT_PROOF_SIGNATURE_INVALID``; for a whole
+            boot proof ``PROOF_KEY_MISMATCH``, ``BOOT_PROOF_MANIFEST_MISMATCH``,
+            ``BOOT_PROOF_MANIFEST_MALFORMED``, ``BOOT_PROOF_ENVELOPE_MISMATCH``,
+            ``BOOT_PROOF_PCR_MISMATCH``, ``BOOT_PROOF_MANIFEST_ROOT_MISMATCH``,
+            ``BOOT_PROOF_APPROVAL_INVALID``, ``BOOT_PROOF_APPROVER_UNKNOWN``,
+            ``BOOT_PROOF_APPROVAL_DUPLICATE``, ``BOOT_PROOF_APPROVALS_INSUFFICIENT``; then
+            ``BOOT_PROOF_PIN_PCR_MISMATCH``, ``BOOT_PROOF_PIN_MANIFEST_MISMATCH``,
+            ``BOOT_PROOF_PIN_THRESHOLD_MISMATCH``.
         TypeError: a wrong argument type, or ``now`` not an aware datetime.
     """
-    instant = _now(now)
-    raw = _document_bytes(attestation_document)
-    protected, payload, signature = _cose_sign1(raw)
-    document = _attestation(payload)
-    leaf = _verify_chain(document, instant)
-    _verify_cose_signature(leaf, protected, payload, signature)
-    return BootProof(
-        module_id=document["module_id"],
-        digest=document["digest"],
-        timestamp=_EPOCH + timedelta(milliseconds=document["timestamp"]),
-        pcrs=dict(document["pcrs"]),
-        public_key=document["public_key"],
-        user_data=document["user_data"],
-        nonce=document["nonce"],
-        certificate=document["certificate"],
-        not_valid_after=leaf.not_valid_after_utc,
+    checked_pins = read_pins(pins)
+    whole = _whole_boot_proof(boot_proof)
+    if whole is None:
+        if checked_pins.need_manifest:
+            c.fail(c.BOOT_PINS_INVALID, "approval_threshold needs the whole boot proof")
+        return _verified(boot_proof, now, checked_pins)
+    document = c.text_member(whole, "awsAttestationDocB64", "boot proof", c.BOOT_MALFORMED)
+    ephemeral = c.hex_bytes(
+        c.text_member(whole, "ephemeralPublicKeyHex", "boot proof", c.BOOT_MALFORMED),
+        "ephemeralPublicKeyHex",
+        c.BOOT_MALFORMED,
     )
+    manifest, envelope = (
+        c.base64_bytes(
+            c.text_member(whole, name, "boot proof", c.BOOT_MALFORMED), name, c.BOOT_MALFORMED
+        )
+        for name in ("qosManifestB64", "qosManifestEnvelopeB64")
+    )
+    return _verified(document, now, checked_pins, ephemeral, manifest, envelope)
 
 
 def verify_app_proof_against_boot_proof(
@@ -145,45 +145,37 @@ def verify_app_proof_against_boot_proof(
     boot_proof: Mapping[str, Any] | str,
     *,
     now: datetime | None = None,
+    pins: Mapping[str, Any] | None = None,
 ) -> tuple[AppProof, BootProof]:
     """Verify an app proof, its boot proof, and that they belong together.
 
-    ``boot_proof`` is the infrastructure's boot proof object (a dict or JSON text) with
-    ``awsAttestationDocB64``, ``ephemeralPublicKeyHex`` and ``qosManifestB64`` (other members
-    are not read). The checks: :func:`verify_app_proof`; :func:`verify_boot_proof` of the
-    attestation document at ``now``; the document's ``user_data`` is SHA-256 of the QOS
-    manifest; and the app proof's ``publicKey``, the boot proof's ``ephemeralPublicKeyHex`` and
-    the document's ``public_key`` are the same 130 bytes, so the key that signed the app proof
-    is the one the attested enclave generated.
+    ``boot_proof`` is the whole boot proof (a dict or JSON text) as :func:`verify_boot_proof`
+    reads it, with its manifest and envelope. The checks: :func:`verify_app_proof`;
+    :func:`verify_boot_proof` of the boot proof at ``now`` with ``pins``; and the app proof's
+    ``publicKey`` is the document's ``public_key`` (the boot proof's ``ephemeralPublicKeyHex``),
+    so the key that signed the app proof is the one the attested enclave generated.
 
-    Not checked here: the manifest's contents (its approvals and the PCR values it names) and
-    which enclave image you expect; compare ``BootProof.pcrs`` with your own expected values.
+    Which enclave image you accept is yours to say: pin its PCRs (``pins``), or compare
+    ``BootProof.pcrs`` and ``BootProof.manifest`` with your own expected values.
 
     Args:
         app_proof: the app proof (dict or JSON text).
         boot_proof: the boot proof (dict or JSON text).
         now: the time at which the certificates must be valid; None for the current time (a
             stored proof usually needs ``now=`` its app proof's ``timestamp``).
+        pins: as for :func:`verify_boot_proof`.
 
     Returns:
         The verified app proof and boot proof.
 
     Raises:
-        ProofError: any code of the two verifiers, ``BOOT_PROOF_MANIFEST_MISMATCH``, or
-            ``PROOF_KEY_MISMATCH``.
+        ProofError: any code of the two verifiers, or ``PROOF_KEY_MISMATCH``.
         TypeError: a wrong argument type.
     """
     app = verify_app_proof(app_proof)
     boot = c.proof_object(boot_proof, "boot proof")
-    document_text = c.text_member(boot, "awsAttestationDocB64", "boot proof", c.BOOT_MALFORMED)
-    ephemeral_hex = c.text_member(boot, "ephemeralPublicKeyHex", "boot proof", c.BOOT_MALFORMED)
-    manifest_text = c.text_member(boot, "qosManifestB64", "boot proof", c.BOOT_MALFORMED)
-    ephemeral = c.hex_bytes(ephemeral_hex, "ephemeralPublicKeyHex", c.BOOT_MALFORMED)
-    manifest = c.base64_bytes(manifest_text, "qosManifestB64", c.BOOT_MALFORMED)
-    attested = verify_boot_proof(document_text, now=now)
-    if attested.user_data != hashlib.sha256(manifest).digest():
-        c.fail(c.BOOT_MANIFEST_MISMATCH, "the document's user_data is not SHA-256 of the manifest")
-    if not app.public_key == ephemeral == attested.public_key:
+    attested = verify_boot_proof(boot, now=now, pins=pins)
+    if app.public_key != attested.public_key:
         c.fail(
             c.KEY_MISMATCH,
             "the app proof's key, the boot proof's ephemeral key and the attested key differ",
@@ -191,190 +183,54 @@ def verify_app_proof_against_boot_proof(
     return app, attested
 
 
-# ---------------------------------------------------------------- the steps
+def _whole_boot_proof(boot_proof: object) -> Mapping[str, Any] | None:
+    """The boot proof object, or None for an attestation document alone (bytes or base64)."""
+    if isinstance(boot_proof, Mapping):
+        return boot_proof
+    if isinstance(boot_proof, str) and boot_proof.lstrip()[:1] == "{":
+        return c.proof_object(boot_proof, "boot proof")  # base64 never holds "{"
+    return None
 
 
-def _now(now: object) -> datetime:
-    if now is None:
-        return datetime.now(timezone.utc)
-    if isinstance(now, datetime) and now.utcoffset() is not None:
-        return now
-    raise TypeError("now must be a timezone-aware datetime (or None for the current time)")
+def _base64_member(proof: Mapping[str, Any], name: str) -> bytes:
+    text = c.text_member(proof, name, "boot proof", c.BOOT_MALFORMED)
+    return c.base64_bytes(text, name, c.BOOT_MALFORMED)
 
 
-def _document_bytes(document: object) -> bytes:
-    if isinstance(document, str):
-        return c.base64_bytes(document, "attestation document", c.BOOT_MALFORMED)
-    raw = buffer_bytes(document, "attestation_document")
-    if len(raw) > c.MAX_PROOF_LENGTH:
-        c.fail(c.BOOT_MALFORMED, f"the attestation document is over {c.MAX_PROOF_LENGTH} bytes")
-    return raw
-
-
-def _cbor(data: bytes, what: str) -> Any:
-    """One CBOR item filling ``data`` exactly (cbor2); any decoding failure is malformed."""
-    import cbor2
-
-    stream = io.BytesIO(data)
-    try:
-        value = cbor2.CBORDecoder(stream).decode()
-    except Exception:  # cbor2 raises several types on hostile input
-        c.fail(c.BOOT_MALFORMED, f"the {what} is not valid CBOR")
-    if stream.tell() != len(data):
-        c.fail(c.BOOT_MALFORMED, f"the {what} has bytes after its CBOR item")
-    return value
-
-
-def _cose_sign1(raw: bytes) -> tuple[bytes, bytes, bytes]:
-    import cbor2
-
-    value = _cbor(raw, "attestation document")
-    if isinstance(value, cbor2.CBORTag):
-        if value.tag != 18:
-            c.fail(c.BOOT_MALFORMED, "the attestation document is not a COSE_Sign1")
-        value = value.value
-    if not isinstance(value, (list, tuple)) or len(value) != 4:
-        c.fail(c.BOOT_MALFORMED, "the attestation document is not a COSE_Sign1 array")
-    protected, unprotected, payload, signature = value
-    if not all(type(part) is bytes for part in (protected, payload, signature)):
-        c.fail(c.BOOT_MALFORMED, "the COSE_Sign1 parts are not byte strings")
-    if not isinstance(unprotected, Mapping):
-        c.fail(c.BOOT_MALFORMED, "the COSE_Sign1 unprotected header is not a map")
-    header = _cbor(protected, "protected header")
-    if not isinstance(header, Mapping) or header.get(1) != _ES384 or type(header[1]) is not int:
-        c.fail(c.BOOT_ALGORITHM_UNSUPPORTED, "the COSE_Sign1 algorithm is not ES384")
-    if len(signature) != 96:
-        c.fail(c.BOOT_SIGNATURE_INVALID, "the COSE_Sign1 signature is not 96 bytes (r || s)")
-    return protected, payload, signature
-
-
-def _optional_bytes(document: Mapping[str, Any], name: str, largest: int) -> None:
-    value = document[name]
-    if value is not None and (type(value) is not bytes or not 0 < len(value) <= largest):
-        c.fail(c.BOOT_MALFORMED, f"the attestation document's {name} is not 1..{largest} bytes")
-
-
-def _attestation(payload: bytes) -> Mapping[str, Any]:
-    """The attestation document, its fields checked for type and size (the Nitro spec)."""
-    document = _cbor(payload, "attestation payload")
-    if not isinstance(document, Mapping) or set(document) != _DOCUMENT_KEYS:
-        c.fail(c.BOOT_MALFORMED, "the attestation payload does not have the Nitro fields")
-    module_id = document["module_id"]
-    if type(module_id) is not str or not module_id:
-        c.fail(c.BOOT_MALFORMED, "the attestation document's module_id is not a string")
-    if document["digest"] != "SHA384":
-        c.fail(c.BOOT_MALFORMED, "the attestation document's digest is not SHA384")
-    timestamp = document["timestamp"]
-    if type(timestamp) is not int or not 0 < timestamp <= 253_402_300_799_999:
-        c.fail(c.BOOT_MALFORMED, "the attestation document's timestamp is out of range")
-    pcrs = document["pcrs"]
-    if (
-        not isinstance(pcrs, Mapping)
-        or not 1 <= len(pcrs) <= 32
-        or any(type(index) is not int or not 0 <= index < 32 for index in pcrs)
-        or any(
-            type(value) is not bytes or len(value) not in (32, 48, 64) for value in pcrs.values()
-        )
-    ):
-        c.fail(c.BOOT_MALFORMED, "the attestation document's pcrs are malformed")
-    certificate = document["certificate"]
-    if type(certificate) is not bytes or not 0 < len(certificate) <= 1024:
-        c.fail(c.BOOT_MALFORMED, "the attestation document's certificate is not 1..1024 bytes")
-    bundle = document["cabundle"]
-    if (
-        not isinstance(bundle, (list, tuple))
-        or not bundle
-        or any(type(item) is not bytes or not 0 < len(item) <= 1024 for item in bundle)
-    ):
-        c.fail(c.BOOT_MALFORMED, "the attestation document's cabundle is malformed")
-    _optional_bytes(document, "public_key", 1024)
-    _optional_bytes(document, "user_data", 512)
-    _optional_bytes(document, "nonce", 512)
-    return document
-
-
-@lru_cache(maxsize=1)
-def _root() -> x509.Certificate:
-    from cryptography import x509
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    root = x509.load_pem_x509_certificate(AWS_NITRO_ROOT_PEM.encode("ascii"))
-    if hashlib.sha256(root.public_bytes(Encoding.DER)).hexdigest() != AWS_NITRO_ROOT_SHA256:
-        raise RuntimeError("the pinned AWS Nitro root does not match its fingerprint")
-    return root
-
-
-def _leaf_constraints(policy: object, certificate: object, value: object) -> None:
-    from cryptography import x509
-
-    if not isinstance(value, x509.BasicConstraints) or value.ca:
-        raise ValueError("the leaf certificate must have CA:FALSE")
-
-
-def _leaf_key_usage(policy: object, certificate: object, value: object) -> None:
-    from cryptography import x509
-
-    if not isinstance(value, x509.KeyUsage) or not value.digital_signature:
-        raise ValueError("the leaf certificate's key usage must allow digitalSignature")
-
-
-def _verify_chain(document: Mapping[str, Any], now: datetime) -> x509.Certificate:
-    """The leaf, chained to the pinned root through the bundle (its first entry, the root the
-    document carries, is replaced by the pinned one), every certificate valid at ``now``."""
-    from cryptography import x509
-    from cryptography.x509.verification import (
-        Criticality,
-        ExtensionPolicy,
-        PolicyBuilder,
-        Store,
-        VerificationError,
-    )
-
-    try:
-        leaf = x509.load_der_x509_certificate(document["certificate"])
-        intermediates = [x509.load_der_x509_certificate(der) for der in document["cabundle"][1:]]
-    except ValueError:
-        c.fail(c.BOOT_MALFORMED, "a certificate of the attestation document is not DER X.509")
-    # Nitro leaves carry no authority key identifier, which the default leaf profile requires;
-    # the leaf rules here are the ones the Nitro attestation process states.
-    leaf_policy = (
-        ExtensionPolicy.permit_all()
-        .require_present(x509.BasicConstraints, Criticality.AGNOSTIC, _leaf_constraints)
-        .require_present(x509.KeyUsage, Criticality.AGNOSTIC, _leaf_key_usage)
-    )
-    try:
-        verifier = (
-            PolicyBuilder()
-            .store(Store([_root()]))
-            .time(now.astimezone(timezone.utc).replace(tzinfo=None))
-            .extension_policies(
-                ca_policy=ExtensionPolicy.webpki_defaults_ca(), ee_policy=leaf_policy
+def _verified(
+    document: object,
+    now: object,
+    pins: Pins,
+    ephemeral: bytes | None = None,
+    manifest_bytes: bytes | None = None,
+    envelope: bytes | None = None,
+) -> BootProof:
+    fields, leaf = verify_document(document, now)
+    manifest: QosManifest | None = None
+    approvals: tuple[QuorumMember, ...] = ()
+    if manifest_bytes is not None and envelope is not None:
+        if ephemeral != fields["public_key"]:
+            c.fail(c.KEY_MISMATCH, "the boot proof's ephemeral key is not the attested key")
+        if fields["user_data"] != hashlib.sha256(manifest_bytes).digest():
+            c.fail(
+                c.BOOT_MANIFEST_MISMATCH, "the document's user_data is not SHA-256 of the manifest"
             )
-            .build_client_verifier()
-        )
-        verifier.verify(leaf, intermediates)
-    except (VerificationError, ValueError, OverflowError) as error:
-        c.fail(c.BOOT_CHAIN_INVALID, f"the certificate chain does not verify: {error}"[:300])
-    return leaf
-
-
-def _verify_cose_signature(
-    leaf: x509.Certificate, protected: bytes, payload: bytes, signature: bytes
-) -> None:
-    import cbor2
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
-
-    key = leaf.public_key()
-    if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != "secp384r1":
-        c.fail(c.BOOT_SIGNATURE_INVALID, "the leaf certificate's key is not P-384")
-    to_be_signed = cbor2.dumps(["Signature1", protected, b"", payload])
-    der = encode_dss_signature(
-        int.from_bytes(signature[:48], "big"), int.from_bytes(signature[48:], "big")
+        manifest = _manifest.parse_manifest(manifest_bytes)
+        envelope_approvals = _manifest.parse_envelope(envelope, manifest_bytes)
+        _manifest.check_pcrs(manifest, fields["pcrs"])
+        _manifest.check_root(manifest, root_der())
+        approvals = _manifest.check_approvals(manifest, envelope_approvals)
+    check_pins(pins, fields["pcrs"], fields["user_data"], manifest)
+    return BootProof(
+        module_id=fields["module_id"],
+        digest=fields["digest"],
+        timestamp=_EPOCH + timedelta(milliseconds=fields["timestamp"]),
+        pcrs=dict(fields["pcrs"]),
+        public_key=fields["public_key"],
+        user_data=fields["user_data"],
+        nonce=fields["nonce"],
+        certificate=fields["certificate"],
+        not_valid_after=leaf.not_valid_after_utc,
+        manifest=manifest,
+        manifest_approvals=approvals,
     )
-    try:
-        key.verify(der, to_be_signed, ec.ECDSA(hashes.SHA384()))
-    except InvalidSignature:
-        c.fail(c.BOOT_SIGNATURE_INVALID, "the COSE_Sign1 signature does not verify")

@@ -8,7 +8,6 @@ account (no credential yet).
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import datetime
 from enum import Enum
@@ -19,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...export import _wordlist
+from ...mnemonic import generate_mnemonic
 from .._auth import require_platform
 from .._clock import iso
 from .._currencies import currency, is_currency_code
@@ -135,10 +134,7 @@ class InternalAccountList(BaseModel):
 
 def new_mnemonic() -> str:
     """A fresh 12-word BIP-39 English mnemonic (128 bits of entropy and its checksum)."""
-    entropy = secrets.token_bytes(16)
-    value = int.from_bytes(entropy, "big") << 4 | hashlib.sha256(entropy).digest()[0] >> 4
-    words = sorted(_wordlist(), key=_wordlist().__getitem__)
-    return " ".join(words[(value >> (11 * (11 - i))) & 0x7FF] for i in range(12))
+    return generate_mnemonic(words=12)
 
 
 def customer_body(customer: Customer) -> dict[str, Any]:
