@@ -68,6 +68,11 @@ ENTRIES = [
         frozenset({"payload", "expected_public_key"}),
     ),
     Entry(
+        "Stamp.signer_among",
+        ewc.verify_stamp(STAMP, "payload").signer_among,
+        {"candidate_public_keys": [PUB]},
+    ),
+    Entry(
         "verify_stamps",
         ewc.verify_stamps,
         {"stamps": [STAMP], "payloads": ["payload"], "expected_public_keys": [PUB]},
