@@ -12,7 +12,6 @@ once. A key held elsewhere (an HSM, a cloud KMS, a secure enclave) stamps throug
 
 from __future__ import annotations
 
-import binascii
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
@@ -104,9 +103,11 @@ def _key_bytes(key: str | BytesLike) -> bytes | None:
     """A key's bytes (hex in either case, or bytes); None for text that is not strict hex."""
     if not isinstance(key, str):
         return buffer_bytes(key, "a candidate key")
+    if not (key.isascii() and key.isalnum()):  # bytes.fromhex alone would skip whitespace
+        return None
     try:
-        return binascii.a2b_hex(key)  # no whitespace, no sign: unlike bytes.fromhex
-    except (binascii.Error, ValueError):  # ValueError: text beyond ASCII
+        return bytes.fromhex(key)
+    except ValueError:
         return None
 
 
