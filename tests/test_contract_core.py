@@ -1,6 +1,6 @@
-"""The error contract over the package's top-level functions (``ewc.__all__``), ``ewc.hpke``,
-``KeyPair`` and the webhooks: only WalletCryptoError or TypeError escapes, an int is never a
-buffer size (see ``tests/_contract.py``)."""
+"""The error contract over the package's top-level functions (``ewc.__all__``), ``ewc.hpke``
+(with its SetupBaseS seam in ``testing``), ``KeyPair`` and the webhooks: only WalletCryptoError
+or TypeError escapes, an int is never a buffer size (see ``tests/_contract.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import embedded_wallet_crypto as ewc
 from _contract import Entry, contract_tests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from embedded_wallet_crypto import hpke
+from embedded_wallet_crypto import hpke, testing
 
 KEY = ewc.KeyPair.from_private_hex("11" * 32)
 PUB = KEY.public_key_hex()
@@ -32,19 +32,19 @@ WEBHOOK_KEY_PEM = ec.EllipticCurvePublicKey.from_encoded_point(
 
 
 def _sender_seal(aad: object, plaintext: object) -> object:
-    _, context = hpke.setup_sender_deterministic_for_tests(PUB, ephemeral_key=EPHEMERAL)
+    _, context = testing.setup_sender_deterministic_for_tests(PUB, ephemeral_key=EPHEMERAL)
     return context.seal(aad, plaintext)  # type: ignore[arg-type]
 
 
 def _receiver_open(aad: object, ciphertext: object) -> object:
-    enc, sender = hpke.setup_sender_deterministic_for_tests(PUB, ephemeral_key=EPHEMERAL)
+    enc, sender = testing.setup_sender_deterministic_for_tests(PUB, ephemeral_key=EPHEMERAL)
     sealed = sender.seal(b"aad", b"plaintext")
     receiver = hpke.setup_receiver(KEY, enc)
     return receiver.open(aad, sealed if ciphertext == "sealed" else ciphertext)  # type: ignore[arg-type]
 
 
 def _export(exporter_context: object, length: object) -> object:
-    _, context = hpke.setup_sender_deterministic_for_tests(PUB, ephemeral_key=EPHEMERAL)
+    _, context = testing.setup_sender_deterministic_for_tests(PUB, ephemeral_key=EPHEMERAL)
     return context.export(exporter_context, length)  # type: ignore[arg-type]
 
 
@@ -66,6 +66,11 @@ ENTRIES = [
         ewc.verify_stamp,
         {"stamp": STAMP, "payload": "payload", "expected_public_key": PUB, "sandbox": False},
         frozenset({"payload", "expected_public_key"}),
+    ),
+    Entry(
+        "Stamp.signer_among",
+        ewc.verify_stamp(STAMP, "payload").signer_among,
+        {"candidate_public_keys": [PUB]},
     ),
     Entry(
         "verify_stamps",
@@ -191,8 +196,8 @@ ENTRIES = [
         frozenset({"recipient_public_key", "info"}),
     ),
     Entry(
-        "hpke.setup_sender_deterministic_for_tests",
-        hpke.setup_sender_deterministic_for_tests,
+        "testing.setup_sender_deterministic_for_tests",
+        testing.setup_sender_deterministic_for_tests,
         {"recipient_public_key": PUB, "ephemeral_key": EPHEMERAL, "info": b"info"},
         frozenset({"recipient_public_key", "info"}),
     ),

@@ -1,7 +1,7 @@
 """The error contract over ``ewc.signed_retry`` (``SignedRetry``: its constructor, ``issue`` and
-``verify``; ``ensure_credential_remains``) and the constructors of the ``ewc.stores`` classes.
-Only WalletCryptoError or TypeError escapes, an int is never a buffer size (see
-``tests/_contract.py``). ``issue_payload`` and ``verify_payload`` (the challenge over a
+``verify``; ``build_payload``; ``ensure_credential_remains``) and the constructors of the
+``ewc.stores`` classes. Only WalletCryptoError or TypeError escapes, an int is never a buffer
+size (see ``tests/_contract.py``). ``issue_payload`` and ``verify_payload`` (the challenge over a
 caller-given payload for one signer) are in."""
 
 from __future__ import annotations
@@ -105,8 +105,22 @@ ENTRIES = [
             "account_session_keys": [SESSION.public_key_hex()],
             "request_body_client_public_key": CLIENT.public_key_hex(),
             "account_id": "acct",
+            "expected_operation": "EXPORT_WALLET",
+            "expected_parameters": {"walletId": "w1"},
         },
         frozenset({"request_body_client_public_key"}),
+    ),
+    Entry(
+        "build_payload",
+        signed_retry.build_payload,
+        {
+            "operation": "EXPORT_WALLET",
+            "parameters": {"walletId": "w1"},
+            "organization_id": "org",
+            "timestamp_ms": 1_700_000_000_000,
+            "bound_client_public_key": CLIENT.public_key_hex(),
+        },
+        frozenset({"bound_client_public_key"}),
     ),
     Entry(
         "SignedRetry.issue_payload",

@@ -6,7 +6,7 @@ import pickle
 
 import embedded_wallet_crypto as ewc
 import pytest
-from embedded_wallet_crypto import _native, hpke
+from embedded_wallet_crypto import _native, hpke, testing
 
 PLAINTEXT = b"the 32-byte session signing key!"
 
@@ -378,7 +378,7 @@ def test_single_shot_matches_context(recipient: ewc.KeyPair) -> None:
     receiver = hpke.setup_receiver(recipient, enc, info=b"abc")
     assert receiver.open(b"def", ct) == PLAINTEXT
     eph = ewc.KeyPair.generate()
-    enc2, sender = hpke.setup_sender_deterministic_for_tests(pub, ephemeral_key=eph, info=b"abc")
+    enc2, sender = testing.setup_sender_deterministic_for_tests(pub, ephemeral_key=eph, info=b"abc")
     assert enc2 == eph.public_key_bytes()
     ct2 = sender.seal(b"def", PLAINTEXT)
     assert (enc2, ct2) == hpke.seal_deterministic_for_tests(
@@ -427,7 +427,7 @@ def test_unsupported_aead(recipient: ewc.KeyPair, aead: int) -> None:
     for call in (
         lambda: hpke.setup_sender(pub, aead=aead),
         lambda: hpke.setup_receiver(recipient, enc, aead=aead),
-        lambda: hpke.setup_sender_deterministic_for_tests(
+        lambda: testing.setup_sender_deterministic_for_tests(
             pub, ephemeral_key=ewc.KeyPair.generate(), aead=aead
         ),
     ):

@@ -91,6 +91,17 @@ def test_same_public_key_of_a_wrong_type_is_a_type_error(wrong: Any) -> None:
         same_public_key(wrong, UNCOMPRESSED)
 
 
+def test_same_public_key_of_a_released_memoryview_is_a_type_error() -> None:
+    # The second key's text was read before its parse: a released view raised ValueError.
+    for position in (0, 1):
+        view = memoryview(bytes.fromhex(UNCOMPRESSED))
+        view.release()
+        keys: list[Any] = [UNCOMPRESSED, UNCOMPRESSED]
+        keys[position] = view
+        with pytest.raises(TypeError):
+            same_public_key(*keys)
+
+
 # --- the callers -----------------------------------------------------------------------------
 
 

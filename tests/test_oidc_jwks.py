@@ -15,7 +15,7 @@ import embedded_wallet_crypto as ewc
 import pytest
 from _oidc_helpers import AUDIENCE, ES_KID, ES_LABEL, JWKS, NOW, OTHER_ES_LABEL, claims, es256
 from embedded_wallet_crypto.oidc import HttpResponse, JwksProvider
-from embedded_wallet_crypto.oidc._jwks import cache_seconds
+from embedded_wallet_crypto.oidc._http import cache_seconds
 from embedded_wallet_crypto.vectors.generate._jwt_mint import es256_jwk
 
 ROTATED_KID = "es256-key-2"

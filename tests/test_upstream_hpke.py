@@ -25,6 +25,7 @@ from typing import Any
 import embedded_wallet_crypto as ewc
 import pytest
 from conftest import load_upstream_json, report_counts, upstream_file
+from embedded_wallet_crypto import testing
 from embedded_wallet_crypto._native import test_support
 
 pytestmark = pytest.mark.upstream
@@ -80,7 +81,7 @@ def test_rfc9180_base_mode(aead_id: int) -> None:
     _check_derive_key_pair(failures, suite, "E")
     _check_derive_key_pair(failures, suite, "R")
 
-    enc, sender = ewc.hpke.setup_sender_deterministic_for_tests(
+    enc, sender = testing.setup_sender_deterministic_for_tests(
         bytes.fromhex(suite["pkRm"]),
         ephemeral_key=ewc.KeyPair.from_private_bytes(bytes.fromhex(suite["skEm"])),
         info=info,

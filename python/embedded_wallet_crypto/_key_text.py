@@ -9,6 +9,7 @@ parse, never the first, so a malformed key is never the same as anything.
 from __future__ import annotations
 
 from . import _native
+from ._contract import buffer_bytes
 from ._types import KeyLike
 from .errors import InvalidKey
 
@@ -30,10 +31,11 @@ def key_text(key: KeyLike) -> str:
 
 
 def _text_as_given(key: object) -> str | None:
-    if isinstance(key, str) and len(key) <= 2 * _MAX_KEY_BYTES:
-        return key.lower()
-    if isinstance(key, _BUFFERS) and len(key) <= _MAX_KEY_BYTES:
-        return bytes(key).hex()
+    if isinstance(key, str):
+        return key.lower() if len(key) <= 2 * _MAX_KEY_BYTES else None
+    if isinstance(key, _BUFFERS):
+        raw = buffer_bytes(key, "key")  # TypeError for a released memoryview
+        return raw.hex() if len(raw) <= _MAX_KEY_BYTES else None
     return None
 
 

@@ -27,7 +27,6 @@ __all__ = [
     "seal_deterministic_for_tests",
     "setup_receiver",
     "setup_sender",
-    "setup_sender_deterministic_for_tests",
 ]
 
 DEFAULT_INFO = b"turnkey_hpke"
@@ -101,19 +100,12 @@ def seal_deterministic_for_tests(
 def setup_sender(
     recipient_public_key: KeyLike, *, info: BytesLike = DEFAULT_INFO, aead: Aead = 2
 ) -> tuple[bytes, Context]:
-    """RFC 9180 SetupBaseS: returns ``(enc, context)`` for a multi-message sender context."""
+    """RFC 9180 SetupBaseS: returns ``(enc, context)`` for a multi-message sender context.
+
+    (RFC 9180's known-answer tests fix the ephemeral key through
+    ``embedded_wallet_crypto.testing.setup_sender_deterministic_for_tests``.)
+    """
     return _native.hpke_setup_sender(recipient_public_key, info, aead, None)
-
-
-def setup_sender_deterministic_for_tests(
-    recipient_public_key: KeyLike,
-    *,
-    ephemeral_key: KeyPair,
-    info: BytesLike = DEFAULT_INFO,
-    aead: Aead = 2,
-) -> tuple[bytes, Context]:
-    """SetupBaseS with a caller-chosen ephemeral key, for RFC 9180 known-answer tests only."""
-    return _native.hpke_setup_sender(recipient_public_key, info, aead, ephemeral_key)
 
 
 def setup_receiver(

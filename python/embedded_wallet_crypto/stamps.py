@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from . import _native
 from . import _strict_json as strict_json
@@ -52,6 +52,9 @@ SANDBOX_STAMP = "sandbox-valid-signature"
 Payload = str | BytesLike
 
 
+_Candidate = TypeVar("_Candidate", str, bytes, bytearray, memoryview)
+
+
 @dataclass(frozen=True)
 class Stamp:
     """A stamp that verified: the signer's public key (hex, as the stamp carries it: compressed
@@ -61,6 +64,51 @@ class Stamp:
     public_key: str
     scheme: str
     signature: bytes
+
+    def signer_among(self, candidate_public_keys: Iterable[_Candidate]) -> _Candidate | None:
+        """Which of ``candidate_public_keys`` (an account's session keys, say) made this stamp.
+
+        A candidate is the signer when it is the same key, whatever its encoding: for P-256,
+        SEC1 compressed or uncompressed, hex in either case, or bytes (as
+        ``keys.same_public_key`` decides); for secp256k1 and Ed25519, the stamp's own form
+        (compressed SEC1, 32 bytes), hex in either case, or bytes. A malformed candidate is
+        never the signer, and neither is any key for the sandbox stamp, which names none.
+
+        Returns:
+            The first matching candidate, exactly as given; None when none matches.
+
+        Raises:
+            TypeError: ``candidate_public_keys`` is a single key (text or bytes) rather than an
+                iterable of keys, or a candidate is neither text nor bytes-like.
+        """
+        if isinstance(candidate_public_keys, (str, bytes, bytearray, memoryview)):
+            raise TypeError("candidate_public_keys must be an iterable of keys, not one key")
+        if self.scheme not in _SCHEMES:
+            return None  # the sandbox stamp names no key
+        signer = bytes.fromhex(self.public_key)
+        for candidate in candidate_public_keys:
+            if not isinstance(candidate, (str, bytes, bytearray, memoryview)):
+                raise TypeError(
+                    f"a candidate key must be text or bytes, not {type(candidate).__name__}"
+                )
+            if self.scheme == STAMP_SCHEME_P256:
+                if same_public_key(self.public_key, candidate):
+                    return candidate
+            elif _key_bytes(candidate) == signer:
+                return candidate
+        return None
+
+
+def _key_bytes(key: str | BytesLike) -> bytes | None:
+    """A key's bytes (hex in either case, or bytes); None for text that is not strict hex."""
+    if not isinstance(key, str):
+        return buffer_bytes(key, "a candidate key")
+    if not (key.isascii() and key.isalnum()):  # bytes.fromhex alone would skip whitespace
+        return None
+    try:
+        return bytes.fromhex(key)
+    except ValueError:
+        return None
 
 
 @runtime_checkable

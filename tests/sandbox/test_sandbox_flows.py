@@ -123,6 +123,23 @@ def test_a_request_id_is_single_use(wallet: Wallet) -> None:
     _error(replay, 401, "UNAUTHORIZED")
 
 
+def test_a_request_id_answers_only_the_request_it_was_issued_for(wallet: Wallet) -> None:
+    session, key = wallet.first_login("OAUTH")
+    other, _ = wallet.login(_credential(wallet, "OAUTH"))
+    path = f"/auth/sessions/{session['id']}"
+    first = wallet.client.request("DELETE", path)
+    assert first.status_code == 202, first.text
+    challenge = first.json()
+    stamp = ewc.create_stamp(challenge["payloadToSign"], key)
+    # The stamped challenge of one request, replayed on another: refused, nothing revoked.
+    swapped = wallet.client.retry("DELETE", f"/auth/sessions/{other['id']}", None, challenge, stamp)
+    _error(swapped, 401, "UNAUTHORIZED")
+    listed = wallet.client.get("/auth/sessions", params={"accountId": wallet.account_id}).json()
+    assert {s["id"] for s in listed["data"]} == {session["id"], other["id"]}
+    # Refused before the claim: the request it was issued for still goes through.
+    assert wallet.client.retry("DELETE", path, None, challenge, stamp).status_code == 204
+
+
 def test_a_revoked_session_no_longer_signs(wallet: Wallet) -> None:
     session, key = wallet.first_login("OAUTH")
     second, _ = wallet.login(_credential(wallet, "OAUTH"))

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._claims import DEFAULT_ISSUERS, SANDBOX_TOKEN, OidcIdentity, nonce_for
 from ._common import MAX_TOKEN_LENGTH
-from ._jwks import MAX_STALE_IF_ERROR_SECONDS, HttpGet, HttpResponse, JwksProvider, urllib_get
+from ._http import HttpGet, HttpResponse, urllib_get
+from ._jwks import JwksProvider
+from ._jwks_cache import MAX_STALE_IF_ERROR_SECONDS
 from ._jws import DEFAULT_ALGORITHMS, SUPPORTED_ALGORITHMS
 from ._keyset import KeySource
 from ._verify import check_token_shape, verify_create_token, verify_id_token

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import OidcError
 from ..policy import Environment
 from ._claims import DEFAULT_ISSUERS, OidcIdentity
-from ._jwks import MAX_DOCUMENT_BYTES, HttpResponse, JwksCache, JwksProvider, check_fetch_url
+from ._http import MAX_DOCUMENT_BYTES, HttpResponse, check_fetch_url
+from ._jwks import JwksProvider
+from ._jwks_cache import JwksCache
 from ._jws import DEFAULT_ALGORITHMS
 from ._keyset import KeySet
 from ._verify import finish_id_token, prepare_id_token

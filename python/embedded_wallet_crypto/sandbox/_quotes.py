@@ -15,8 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import StampError
-from ..signed_retry import Operation
-from ..signed_retry._operations import build_payload
+from ..signed_retry import Operation, build_payload
 from ..stamps import verify_stamp
 from ._clock import Clock, iso
 from ._currencies import currency
@@ -236,8 +235,8 @@ def _wallet_payload(
             "unsignedTransaction": summary.hex(),
             "type": "TRANSACTION_TYPE_QUOTE",
         },
-        services.organization_id,
-        int(Clock.time() * 1000),
+        organization_id=services.organization_id,
+        timestamp_ms=int(Clock.time() * 1000),
     )
 
 
@@ -413,7 +412,7 @@ def _check_signature(
     if stamp.scheme == "SANDBOX":
         return
     keys = session_keys(db, account_id, services.clock.now())
-    if stamp.public_key.lower() not in {key.lower() for key in keys}:
+    if stamp.signer_among(keys) is None:
         raise ApiError(
             401,
             "UNAUTHORIZED",

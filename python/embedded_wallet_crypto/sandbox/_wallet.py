@@ -3,7 +3,6 @@ response bodies, sessions (both key flows) and the signed-retry steps."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,7 +35,6 @@ __all__ = [
 SIGNATURE_HEADERS = ("Service-Wallet-Signature", "Grid-Wallet-Signature")
 CLIENT_PUBLIC_KEY_PATTERN = r"^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$"
 UNCOMPRESSED_KEY_PATTERN = r"^04[0-9a-fA-F]{128}$"
-_MAX_REQUEST_ID = 200
 
 
 def find_wallet(session: Session, account_id: str) -> InternalAccount:
@@ -159,31 +157,6 @@ def retry_headers(request: Request) -> RetryHeaders:
     return RetryHeaders(stamp=stamp, request_id=request.headers.get("Request-Id") or None)
 
 
-def _same_request(
-    services: Services, headers: RetryHeaders, operation: Operation, parameters: dict[str, Any]
-) -> None:
-    """Before the library's checks: the Request-Id must have been issued for this operation on
-    these parameters (the retry repeats the request it signed)."""
-    request_id = headers.request_id
-    if request_id is None or len(request_id) > _MAX_REQUEST_ID:
-        return  # the library reports it
-    record = services.store.get(request_id)
-    if record is None:
-        return
-    try:
-        signed = json.loads(record.payload_to_sign)["parameters"]
-    except (KeyError, TypeError, ValueError):
-        return
-    expected = {k: v for k, v in parameters.items() if k != "targetPublicKey"}
-    signed = {k: v for k, v in signed.items() if k != "targetPublicKey"}
-    if record.operation != operation.name or signed != expected:
-        raise ApiError(
-            401,
-            "UNAUTHORIZED",
-            "The Request-Id was issued for a different request; repeat the identical request.",
-        )
-
-
 def signed_step(
     session: Session,
     services: Services,
@@ -208,11 +181,12 @@ def signed_step(
             credential_type=credential_type,
         )
         return challenge.to_response()
-    _same_request(services, headers, operation, parameters)
     return services.signed_retry.verify(
         request_id=headers.request_id,
         stamp=headers.stamp,
         account_session_keys=session_keys(session, account_id, services.clock.now()),
         request_body_client_public_key=client_public_key,
         account_id=account_id,
+        expected_operation=operation,
+        expected_parameters=parameters,
     )

@@ -10,6 +10,11 @@ restarts), ``RedisStore(url)`` and ``PostgresStore(dsn)`` (many hosts; the ``red
 ``postgres`` extras), from ``ewc.stores``:
 the same classes as ``ewc.otp``'s, so one store object can serve both.
 
+``SignedRetry.verify`` can be told the request it answers (``expected_operation``,
+``expected_parameters``): a request id issued for one request then never authorizes another.
+``build_payload`` writes an operation's ``payloadToSign`` without storing a challenge, for a
+server that keeps the payload itself (the sandbox's quotes).
+
 A challenge can also be over a caller-given payload for exactly one signer:
 ``SignedRetry.issue_payload`` (for instance the OTP login's verification token, bound to the
 client's target key) and ``SignedRetry.verify_payload``, which accepts a stamp by that key only.
@@ -20,17 +25,13 @@ from __future__ import annotations
 from ..stores import ChallengeRecord, MemoryStore, PostgresStore, RedisStore, SqliteStore
 from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, ensure_credential_remains
-from ._operations import CREDENTIAL_TYPES, Operation
-from ._protocol import (
-    PayloadChallenge,
-    SignedRequestChallenge,
-    SignedRetry,
-    VerifiedPayload,
-    VerifiedRetry,
-)
+from ._operations import CREDENTIAL_TYPES, MAX_TIMESTAMP_MS, Operation, build_payload
+from ._protocol import SignedRetry
+from ._results import PayloadChallenge, SignedRequestChallenge, VerifiedPayload, VerifiedRetry
 
 __all__ = [
     "CREDENTIAL_TYPES",
+    "MAX_TIMESTAMP_MS",
     "ChallengeRecord",
     "MemoryStore",
     "Operation",
@@ -44,5 +45,6 @@ __all__ = [
     "Store",
     "VerifiedPayload",
     "VerifiedRetry",
+    "build_payload",
     "ensure_credential_remains",
 ]

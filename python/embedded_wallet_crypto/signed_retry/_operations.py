@@ -8,25 +8,32 @@ and whether it binds the client's public key (export and refresh: ``parameters.t
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .._types import KeyLike
 from ..errors import SignedRetryError
-from ..keys import same_public_key
+from ..keys import key_text, same_public_key
 
 __all__ = [
     "CREDENTIAL_TYPES",
+    "MAX_TIMESTAMP_MS",
     "Operation",
     "build_payload",
+    "canonical_json",
     "checked_parameters",
     "credential_type_for",
+    "payload_json",
     "resolve_operation",
 ]
 
 #: The interface's credential types (AuthMethod.type, SignedRequestChallenge.type).
 CREDENTIAL_TYPES = ("OAUTH", "EMAIL_OTP", "PASSKEY")
+#: The last millisecond of year 9999: the largest ``timestampMs`` :func:`build_payload` writes.
+MAX_TIMESTAMP_MS = 253_402_300_799_999
 
 
 class Operation(str, Enum):
@@ -205,19 +212,73 @@ def checked_parameters(
     return result
 
 
-def build_payload(
+def canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys (the payload's form); ``INVALID_PARAMETERS`` (400) for a
+    value that is not plain JSON."""
+    try:
+        return json.dumps(value, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as problem:
+        raise _invalid(f"parameters are not plain JSON: {problem}") from None
+    except RecursionError:
+        raise _invalid("parameters are nested too deeply") from None
+
+
+def payload_json(
     operation: Operation, parameters: Mapping[str, Any], organization_id: str, timestamp_ms: int
 ) -> str:
-    """Compact JSON with sorted keys: ``{"organizationId","parameters","timestampMs","type"}``."""
+    """The payload of already checked parts: ``{"organizationId","parameters","timestampMs",
+    "type"}`` as :func:`canonical_json`."""
     body = {
         "organizationId": organization_id,
         "parameters": parameters,
         "timestampMs": str(timestamp_ms),
         "type": operation.activity_type,
     }
-    try:
-        return json.dumps(body, separators=(",", ":"), sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as problem:
-        raise _invalid(f"parameters are not plain JSON: {problem}") from None
-    except RecursionError:
-        raise _invalid("parameters are nested too deeply") from None
+    return canonical_json(body)
+
+
+def build_payload(
+    operation: Operation | str,
+    parameters: Mapping[str, Any],
+    *,
+    organization_id: str,
+    timestamp_ms: int | None = None,
+    bound_client_public_key: KeyLike | None = None,
+) -> str:
+    """The ``payloadToSign`` of an operation (formats.md section 5), exactly as
+    :meth:`SignedRetry.issue` writes it, but without storing a challenge: for a server that
+    keeps the payload itself and checks the stamp over it (as the sandbox does for a quote's
+    ``EXECUTE_QUOTE`` payload, stored with the quote).
+
+    Args:
+        operation: an :class:`Operation` or its name.
+        parameters: the payload's parameters, named as in formats.md section 5, checked as
+            :meth:`SignedRetry.issue` checks them.
+        organization_id: the payload's ``organizationId``.
+        timestamp_ms: the payload's ``timestampMs`` (Unix milliseconds, 0 to the end of year
+            9999); the current time when None.
+        bound_client_public_key: the client's key for export and refresh (it becomes
+            ``parameters.targetPublicKey``, as given, in lowercase); refused for the others.
+
+    Returns:
+        Compact JSON with sorted keys: ``{"organizationId","parameters","timestampMs","type"}``,
+        ``timestampMs`` as a string.
+
+    Raises:
+        SignedRetryError: ``UNKNOWN_OPERATION`` or ``INVALID_PARAMETERS`` (400).
+        InvalidKey: ``bound_client_public_key`` is not a valid P-256 key.
+    """
+    op = resolve_operation(operation)
+    if not isinstance(organization_id, str) or not organization_id:
+        raise _invalid("organization_id must be a non-empty string")
+    if timestamp_ms is None:
+        timestamp_ms = round(time.time() * 1000)
+    elif (
+        isinstance(timestamp_ms, bool)
+        or not isinstance(timestamp_ms, int)
+        or not 0 <= timestamp_ms <= MAX_TIMESTAMP_MS
+    ):
+        raise _invalid(f"timestamp_ms must be an integer from 0 to {MAX_TIMESTAMP_MS}")
+    bound = None if bound_client_public_key is None else key_text(bound_client_public_key)
+    checked = checked_parameters(op, parameters, bound)
+    return payload_json(op, checked, organization_id, timestamp_ms)

@@ -12,141 +12,57 @@ also from other processes or hosts sharing the store, exactly one is accepted.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from .._types import KeyLike
-from ..errors import SignedRetryError, StampError
-from ..keys import compress_public_key, key_text, same_public_key
+from ..errors import StampError
+from ..keys import compress_public_key, key_text
 from ..policy import Environment
 from ..stamps import verify_stamp
-from ..stores import ChallengeRecord, MemoryStore, StoreError
+from ..stores import ChallengeRecord, MemoryStore
 from ..stores import ChallengeStore as Store
-from ._credentials import SessionKeys, session_credentials
+from ._checks import (
+    check_bound_key,
+    check_lifetimes,
+    check_other_credential,
+    check_payload_request,
+    check_same_request,
+    check_usable,
+    empty,
+    expected_request,
+    fail,
+    is_unicode,
+    session_credential,
+    stored_request,
+)
+from ._credentials import SessionKeys
 from ._operations import (
-    CREDENTIAL_TYPES,
     Operation,
-    build_payload,
     checked_parameters,
     credential_type_for,
+    payload_json,
     resolve_operation,
 )
+from ._results import (
+    PayloadChallenge,
+    SignedRequestChallenge,
+    VerifiedPayload,
+    VerifiedRetry,
+    utc,
+)
 
-__all__ = [
-    "PayloadChallenge",
-    "SignedRequestChallenge",
-    "SignedRetry",
-    "VerifiedPayload",
-    "VerifiedRetry",
-]
+__all__ = ["SIGNED_PAYLOAD", "SignedRetry"]
 
 _MAX_REQUEST_ID_LENGTH = 200
 #: The ``operation`` stored for a challenge over a caller-given payload (not an Operation name).
 SIGNED_PAYLOAD = "SIGNED_PAYLOAD"
-_MAX_PAYLOAD_LENGTH = 64 * 1024
-_MAX_SECONDS = 10**9  # about 30 years
-
-
-def _utc(milliseconds: int) -> datetime:
-    return datetime.fromtimestamp(milliseconds / 1000, tz=timezone.utc)
-
-
-def _fail(reason: str, code: str, status: int = 401) -> SignedRetryError:
-    return SignedRetryError(reason, code, status)
 
 
 def _new_request_id() -> str:
     return f"Request:{uuid.uuid4()}"
-
-
-def _stored_request(record: ChallengeRecord) -> tuple[Operation, dict[str, Any]]:
-    """The operation and the parameters exactly as signed; STORE_CORRUPT (500) if unreadable."""
-    try:
-        parameters = json.loads(record.payload_to_sign)["parameters"]
-        operation = Operation[record.operation]
-    except (KeyError, TypeError, ValueError):
-        parameters = None
-    if not isinstance(parameters, dict):
-        raise StoreError("a stored signed-retry challenge is corrupt", "STORE_CORRUPT", 500)
-    return operation, parameters
-
-
-def _challenge_body(
-    payload_to_sign: str, request_id: str, expires_at: datetime, type: str | None
-) -> dict[str, str]:
-    """The interface's SignedRequestChallenge body, for both kinds of challenge."""
-    body = {
-        "payloadToSign": payload_to_sign,
-        "requestId": request_id,
-        "expiresAt": expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-    }
-    if type is not None:
-        body["type"] = type
-    return body
-
-
-@dataclass(frozen=True)
-class SignedRequestChallenge:
-    """The 202 response of leg one. ``type`` is the credential type being added, revoked, or
-    that issued the session being revoked; None where the interface gives the operation none."""
-
-    payload_to_sign: str
-    request_id: str
-    expires_at: datetime
-    type: str | None
-    operation: Operation
-
-    def to_response(self) -> dict[str, str]:
-        """The interface's SignedRequestChallenge body (``expiresAt`` in UTC, milliseconds)."""
-        return _challenge_body(self.payload_to_sign, self.request_id, self.expires_at, self.type)
-
-
-@dataclass(frozen=True)
-class VerifiedRetry:
-    """An accepted retry: what was authorized, and by which session."""
-
-    request_id: str
-    account_id: str
-    operation: Operation
-    type: str | None
-    parameters: dict[str, Any]
-    payload_to_sign: str
-    session_public_key: str  # compressed hex; "" for the sandbox stamp
-    session_credential_id: str | None
-    bound_client_public_key: str | None
-
-
-@dataclass(frozen=True)
-class PayloadChallenge:
-    """The 202 response of :meth:`SignedRetry.issue_payload`: a challenge over a caller-given
-    payload that only ``signer_public_key`` (compressed hex) may stamp."""
-
-    payload_to_sign: str
-    request_id: str
-    expires_at: datetime
-    type: str | None
-    signer_public_key: str
-
-    def to_response(self) -> dict[str, str]:
-        """The interface's SignedRequestChallenge body (``expiresAt`` in UTC, milliseconds)."""
-        return _challenge_body(self.payload_to_sign, self.request_id, self.expires_at, self.type)
-
-
-@dataclass(frozen=True)
-class VerifiedPayload:
-    """An accepted answer to a :class:`PayloadChallenge`: the payload, stamped by exactly the
-    expected signer (``signer_public_key``, compressed hex)."""
-
-    request_id: str
-    account_id: str
-    type: str | None
-    payload_to_sign: str
-    signer_public_key: str
 
 
 class SignedRetry:
@@ -172,18 +88,7 @@ class SignedRetry:
         id_factory: Callable[[], str] = _new_request_id,
         sandbox: bool | Environment | None = None,
     ) -> None:
-        if not ttl_seconds > 0 or not keep_expired_seconds >= 0:
-            raise SignedRetryError(
-                "ttl_seconds must be positive and keep_expired_seconds not negative",
-                "INVALID_PARAMETERS",
-                400,
-            )
-        if not (ttl_seconds <= _MAX_SECONDS and keep_expired_seconds <= _MAX_SECONDS):
-            raise SignedRetryError(  # infinity or a huge number overflows the millisecond times
-                f"ttl_seconds and keep_expired_seconds must be at most {_MAX_SECONDS}",
-                "INVALID_PARAMETERS",
-                400,
-            )
+        check_lifetimes(ttl_seconds, keep_expired_seconds)
         self.store: Store = store if store is not None else MemoryStore()
         self.ttl_seconds = ttl_seconds
         self._ttl_ms = max(1, round(ttl_seconds * 1000))
@@ -225,12 +130,12 @@ class SignedRetry:
         op = resolve_operation(operation)
         for name, value in (("account_id", account_id), ("organization_id", organization_id)):
             if not isinstance(value, str) or not value:
-                raise _fail(f"{name} must be a non-empty string", "INVALID_PARAMETERS", 400)
+                raise fail(f"{name} must be a non-empty string", "INVALID_PARAMETERS", 400)
         bound = None if bound_client_public_key is None else key_text(bound_client_public_key)
         challenge_type = credential_type_for(op, credential_type)
         checked = checked_parameters(op, parameters, bound)
         now_ms = self._now_ms()
-        payload = build_payload(op, checked, organization_id, now_ms)
+        payload = payload_json(op, checked, organization_id, now_ms)
         record = ChallengeRecord(
             request_id=self._id_factory(),
             account_id=account_id,
@@ -244,7 +149,7 @@ class SignedRetry:
         return SignedRequestChallenge(
             payload_to_sign=payload,
             request_id=record.request_id,
-            expires_at=_utc(record.expires_at_ms),
+            expires_at=utc(record.expires_at_ms),
             type=challenge_type,
             operation=op,
         )
@@ -276,24 +181,7 @@ class SignedRetry:
             SignedRetryError: ``INVALID_PARAMETERS`` (400).
             InvalidKey: ``signer_public_key`` is not a valid P-256 key.
         """
-        if not isinstance(account_id, str) or not account_id:
-            raise _fail("account_id must be a non-empty string", "INVALID_PARAMETERS", 400)
-        if (
-            not isinstance(payload_to_sign, str)
-            or not 0 < len(payload_to_sign) <= _MAX_PAYLOAD_LENGTH
-            or not _is_unicode(payload_to_sign)
-        ):
-            raise _fail(
-                f"payload_to_sign must be Unicode text of 1 to {_MAX_PAYLOAD_LENGTH} characters",
-                "INVALID_PARAMETERS",
-                400,
-            )
-        if credential_type is not None and credential_type not in CREDENTIAL_TYPES:
-            raise _fail(
-                f"credential_type must be one of {', '.join(CREDENTIAL_TYPES)}",
-                "INVALID_PARAMETERS",
-                400,
-            )
+        check_payload_request(account_id, payload_to_sign, credential_type)
         signer = compress_public_key(signer_public_key).hex()
         record = ChallengeRecord(
             request_id=self._id_factory(),
@@ -309,7 +197,7 @@ class SignedRetry:
         return PayloadChallenge(
             payload_to_sign=payload_to_sign,
             request_id=record.request_id,
-            expires_at=_utc(record.expires_at_ms),
+            expires_at=utc(record.expires_at_ms),
             type=credential_type,
             signer_public_key=signer,
         )
@@ -345,7 +233,7 @@ class SignedRetry:
         """
         record, now_ms = self._headers_and_record(request_id, stamp, account_id)
         if record.expected_signer is None:
-            raise _fail(
+            raise fail(
                 "the request id was issued for an operation, not for a signed payload",
                 "REQUEST_ID_UNKNOWN",
             )
@@ -370,29 +258,29 @@ class SignedRetry:
     ) -> tuple[ChallengeRecord, int]:
         """The checks every retry starts with: both headers present, the record stored, for
         the account when given, unclaimed and unexpired; returns the record and "now"."""
-        if stamp is None or _empty(stamp):
+        if stamp is None or empty(stamp):
             raise StampError(
                 "the Service-Wallet-Signature header is missing", "WALLET_SIGNATURE_MISSING", 401
             )
-        if request_id is None or _empty(request_id):
-            raise _fail(
+        if request_id is None or empty(request_id):
+            raise fail(
                 "a Service-Wallet-Signature needs its Request-Id header", "REQUEST_ID_MISSING"
             )
         record = self._stored(request_id)
         if account_id is not None and record.account_id != account_id:
-            raise _fail(
+            raise fail(
                 "the request id was issued for another account", "REQUEST_ID_ACCOUNT_MISMATCH"
             )
         now_ms = self._now_ms()
-        self._check_usable(record, now_ms)
+        check_usable(record, now_ms)
         return record, now_ms
 
     def _claim(self, record: ChallengeRecord, now_ms: int) -> None:
         """Claim the id (atomic in the store); a lost claim says why."""
         if not self.store.claim(record.request_id, now_ms):
             latest = self.store.get(record.request_id)
-            self._check_usable(latest if latest is not None else record.as_claimed(), now_ms)
-            raise _fail("the request id has already been used", "REQUEST_ID_USED")
+            check_usable(latest if latest is not None else record.as_claimed(), now_ms)
+            raise fail("the request id has already been used", "REQUEST_ID_USED")
 
     def verify(
         self,
@@ -402,8 +290,16 @@ class SignedRetry:
         account_session_keys: SessionKeys,
         request_body_client_public_key: KeyLike | None = None,
         account_id: str | None = None,
+        expected_operation: Operation | str | None = None,
+        expected_parameters: Mapping[str, Any] | None = None,
     ) -> VerifiedRetry:
         """Leg two: check the retry, then claim its request id (single use).
+
+        A server that names the request it is answering (``expected_operation``,
+        ``expected_parameters``) has that checked before the claim too, so a request id issued
+        for one request never authorizes another (revoking session A's challenge replayed on
+        session B): the retry must repeat the request it signed. Either way the result carries
+        the operation and the parameters exactly as signed.
 
         Args:
             request_id: the ``Request-Id`` header (None or "" when absent).
@@ -415,6 +311,15 @@ class SignedRetry:
             request_body_client_public_key: the retry body's ``clientPublicKey`` (export and
                 refresh); it must be the key bound in leg one.
             account_id: when given, the account the request was issued for.
+            expected_operation: when given, the operation (or its name) the request id must
+                have been issued for.
+            expected_parameters: when given, the parameters it must have been issued with
+                (named as in :meth:`issue`; compared as compact sorted JSON). For export and
+                refresh ``targetPublicKey`` may be left out: the bound key is checked against
+                ``request_body_client_public_key``.
+
+        Returns:
+            A :class:`VerifiedRetry`: the operation and parameters as signed, the session.
 
         Raises:
             StampError: ``WALLET_SIGNATURE_MISSING``, ``WALLET_SIGNATURE_MALFORMED``,
@@ -422,24 +327,29 @@ class SignedRetry:
                 ``WALLET_SIGNATURE_KEY_MISMATCH`` (not a session key of the account), all 401.
             SignedRetryError: ``REQUEST_ID_MISSING``, ``REQUEST_ID_UNKNOWN``,
                 ``REQUEST_ID_ACCOUNT_MISMATCH``, ``REQUEST_ID_USED``, ``REQUEST_ID_EXPIRED``,
+                ``REQUEST_MISMATCH`` (issued for another operation or other parameters),
                 ``CLIENT_PUBLIC_KEY_MISMATCH``, ``SESSION_OF_REVOKED_CREDENTIAL``,
-                ``SESSION_CREDENTIAL_UNKNOWN`` (all 401); ``STORE_UNAVAILABLE`` (503).
+                ``SESSION_CREDENTIAL_UNKNOWN`` (all 401); ``STORE_UNAVAILABLE`` (503);
+                ``UNKNOWN_OPERATION`` or ``INVALID_PARAMETERS`` (400) for an
+                ``expected_operation`` or ``expected_parameters`` that is none.
             InvalidKey: a key in ``account_session_keys`` is malformed.
         """
+        expected_op = expected_request(expected_operation, expected_parameters)
         record, now_ms = self._headers_and_record(request_id, stamp, account_id)
         if record.expected_signer is not None:
-            raise _fail(
+            raise fail(
                 "the request id was issued for a signed payload; verify it with verify_payload",
                 "REQUEST_ID_UNKNOWN",
             )
-        operation, parameters = _stored_request(record)
+        operation, parameters = stored_request(record)
+        check_same_request(operation, parameters, expected_op, expected_parameters)
         signer = verify_stamp(stamp, record.payload_to_sign, sandbox=self.sandbox)
         credential_id = None
         if signer.public_key != "":  # "" only for the sandbox stamp, which names no session
-            credential_id = self._session_credential(signer.public_key, account_session_keys)
+            credential_id = session_credential(signer.public_key, account_session_keys)
             if operation is Operation.REVOKE_CREDENTIAL:
-                self._check_other_credential(credential_id, parameters["authenticatorIds"])
-        self._check_bound_key(record, request_body_client_public_key)
+                check_other_credential(credential_id, parameters["authenticatorIds"])
+        check_bound_key(record, request_body_client_public_key)
         self._claim(record, now_ms)
         return VerifiedRetry(
             request_id=record.request_id,
@@ -458,71 +368,9 @@ class SignedRetry:
         if (
             isinstance(request_id, str)
             and len(request_id) <= _MAX_REQUEST_ID_LENGTH
-            and _is_unicode(request_id)  # a lone surrogate was never issued: no store sees it
+            and is_unicode(request_id)  # a lone surrogate was never issued: no store sees it
         ):
             record = self.store.get(request_id)
         if record is None:
-            raise _fail("the request id is unknown", "REQUEST_ID_UNKNOWN")
+            raise fail("the request id is unknown", "REQUEST_ID_UNKNOWN")
         return record
-
-    @staticmethod
-    def _check_usable(record: ChallengeRecord, now_ms: int) -> None:
-        if record.claimed:
-            raise _fail("the request id has already been used", "REQUEST_ID_USED")
-        if now_ms >= record.expires_at_ms:
-            raise _fail("the signed-retry challenge has expired", "REQUEST_ID_EXPIRED")
-
-    @staticmethod
-    def _check_bound_key(record: ChallengeRecord, client_public_key: KeyLike | None) -> None:
-        bound = record.bound_client_public_key
-        if bound is None:
-            return
-        if client_public_key is None:
-            raise _fail(
-                "the retry carries no clientPublicKey; it must repeat the bound one",
-                "CLIENT_PUBLIC_KEY_MISMATCH",
-            )
-        # The bound text was validated at issue, so the very same text needs no parse again.
-        if client_public_key != bound and not same_public_key(client_public_key, bound):
-            raise _fail(
-                "the retry's clientPublicKey differs from the one bound in step 1",
-                "CLIENT_PUBLIC_KEY_MISMATCH",
-            )
-
-    @staticmethod
-    def _session_credential(public_key: str, account_session_keys: SessionKeys) -> str | None:
-        sessions = session_credentials(account_session_keys)
-        if public_key not in sessions:
-            raise StampError(
-                "the stamp was not made by an active session key of the account",
-                "WALLET_SIGNATURE_KEY_MISMATCH",
-                401,
-            )
-        return sessions[public_key]
-
-    @staticmethod
-    def _check_other_credential(credential_id: str | None, revoking: list[str]) -> None:
-        if credential_id is None:
-            raise _fail(
-                "revoking a credential needs to know which credential issued the signing "
-                "session: pass account_session_keys as a mapping key -> credential id",
-                "SESSION_CREDENTIAL_UNKNOWN",
-            )
-        if credential_id in revoking:
-            raise _fail(
-                "revoking a credential needs a session of a different credential",
-                "SESSION_OF_REVOKED_CREDENTIAL",
-            )
-
-
-def _is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _empty(header: object) -> bool:
-    """An empty header; never ``bool()`` of another object (a released memoryview raises)."""
-    return isinstance(header, (str, bytes, bytearray)) and not header

@@ -10,6 +10,8 @@ No verification in the library uses this package, and importing it changes nothi
   every run. Reusing an ephemeral key destroys HPKE's confidentiality; the real seals always
   draw a fresh one. The one deterministic seal of the public API is
   ``ewc.hpke.seal_deterministic_for_tests``.
+- ``setup_sender_deterministic_for_tests``: ``ewc.hpke.setup_sender`` (SetupBaseS) with a
+  caller-chosen ephemeral key, for RFC 9180's known-answer tests.
 - ``webauthn_time``: a context manager that verifies recorded WebAuthn attestation samples, whose
   certificates have since expired, at the time they were made (it loads py_webauthn's internals
   on first use only).
@@ -27,6 +29,7 @@ from ._seals import (
     encrypt_private_key_to_bundle_deterministic_for_tests,
     encrypt_wallet_to_bundle_deterministic_for_tests,
     seal_export_bundle_deterministic_for_tests,
+    setup_sender_deterministic_for_tests,
 )
 
 if TYPE_CHECKING:
@@ -37,6 +40,7 @@ __all__ = [
     "encrypt_private_key_to_bundle_deterministic_for_tests",
     "encrypt_wallet_to_bundle_deterministic_for_tests",
     "seal_export_bundle_deterministic_for_tests",
+    "setup_sender_deterministic_for_tests",
     "webauthn_time",
 ]
 

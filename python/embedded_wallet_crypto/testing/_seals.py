@@ -1,16 +1,17 @@
 """Test and vector support only: never use this module in production.
 
-The functions here seal with a caller-chosen HPKE ephemeral key, so that known-answer vectors
-(``ewc vectors generate``) come out the same on every run. Reusing an ephemeral key destroys the
-confidentiality HPKE provides: a real seal always draws a fresh one (``ewc.seal_export_bundle``,
-``ewc.otp.encrypt_otp_code``). The one deterministic seal of the public API is
-``ewc.hpke.seal_deterministic_for_tests``.
+The functions here seal (or set up an HPKE sender) with a caller-chosen ephemeral key, so that
+known-answer vectors (``ewc vectors generate``, RFC 9180's) come out the same on every run.
+Reusing an ephemeral key destroys the confidentiality HPKE provides: a real seal always draws a
+fresh one (``ewc.seal_export_bundle``, ``ewc.otp.encrypt_otp_code``). The one deterministic
+seal of the public API is ``ewc.hpke.seal_deterministic_for_tests``.
 """
 
 from __future__ import annotations
 
-from .. import export, import_bundles
+from .. import _native, export, import_bundles
 from .._types import BytesLike, KeyLike
+from ..hpke import DEFAULT_INFO, Aead, Context
 from ..key_formats import KeyFormat
 from ..keys import KeyPair
 from ..otp import _encrypted
@@ -18,7 +19,10 @@ from ..policy import Environment
 
 __all__ = [
     "encrypt_otp_code_deterministic_for_tests",
+    "encrypt_private_key_to_bundle_deterministic_for_tests",
+    "encrypt_wallet_to_bundle_deterministic_for_tests",
     "seal_export_bundle_deterministic_for_tests",
+    "setup_sender_deterministic_for_tests",
 ]
 
 
@@ -105,3 +109,15 @@ def encrypt_private_key_to_bundle_deterministic_for_tests(
         sandbox=sandbox,
         ephemeral_key=ephemeral_key,
     )
+
+
+def setup_sender_deterministic_for_tests(
+    recipient_public_key: KeyLike,
+    *,
+    ephemeral_key: KeyPair,
+    info: BytesLike = DEFAULT_INFO,
+    aead: Aead = 2,
+) -> tuple[bytes, Context]:
+    """``ewc.hpke.setup_sender`` (RFC 9180 SetupBaseS) with a caller-chosen ephemeral key, for
+    RFC 9180's known-answer tests only."""
+    return _native.hpke_setup_sender(recipient_public_key, info, aead, ephemeral_key)

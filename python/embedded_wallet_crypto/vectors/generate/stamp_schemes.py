@@ -2,18 +2,15 @@
 
 secp256k1 stamps carry a DER ECDSA / SHA-256 signature (RFC 6979, pyca/cryptography) and the
 compressed key; Ed25519 stamps the 64-byte signature over the raw payload (pyca/cryptography)
-and the 32-byte key. Stamps are written by the same independent writer as stamp.json; point
-checks (an x with no secp256k1 point, an Ed25519 y that decodes to no point, whether a
-secp256k1 x is also a P-256 x) use Python integers. Nothing here calls the library under test.
+and the 32-byte key, written by ``_scheme_stamp_writer`` (which also holds the point checks
+that pick the malformed keys) through the same independent stamp writer as stamp.json. Nothing
+here calls the library under test.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import (
     decode_dss_signature,
     encode_dss_signature,
@@ -21,24 +18,29 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
 
 from . import _reference as ref
 from ._common import Case, case, ikm, key, stream, vector_file
-from ._stamp_writer import compact_json, encode_stamp, export_payload
+from ._scheme_stamp_writer import (
+    ED25519,
+    ED_L,
+    ED_P,
+    P256,
+    SECP256K1,
+    ed_public,
+    ed_stamp,
+    ed_y_without_point,
+    k1_public,
+    k1_signature,
+    k1_stamp,
+    k1_x_without_point,
+    p256_has_x,
+    stamp_of,
+)
+from ._stamp_writer import export_payload
 
-P256 = "SIGNATURE_SCHEME_TK_API_P256"
-SECP256K1 = "SIGNATURE_SCHEME_TK_API_SECP256K1"
-ED25519 = "SIGNATURE_SCHEME_TK_API_ED25519"
 ALL = [P256, SECP256K1, ED25519]
 MALFORMED = "WALLET_SIGNATURE_MALFORMED"
 INVALID = "WALLET_SIGNATURE_INVALID"
 UNSUPPORTED = "WALLET_SIGNATURE_SCHEME_UNSUPPORTED"
 MISMATCH = "WALLET_SIGNATURE_KEY_MISMATCH"
-
-#: secp256k1 (SEC 2, section 2.4.1): field prime and group order.
-K1_P = 2**256 - 2**32 - 977
-K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-#: Ed25519 (RFC 8032): field prime, d, and the group order L.
-ED_P = 2**255 - 19
-ED_D = (-121665 * pow(121666, -1, ED_P)) % ED_P
-ED_L = 2**252 + 27742317777372353535851937790883648493
 
 DESCRIPTION = (
     "Stamps in the schemes beyond P-256 (formats.md section 15): SIGNATURE_SCHEME_TK_API_SECP256K1 "
@@ -49,54 +51,6 @@ DESCRIPTION = (
     "of one curve under another scheme's name never verifies. stamp_create_ed25519 checks stamp "
     "creation, deterministic for Ed25519."
 )
-
-
-@functools.cache
-def k1_private(label: str) -> ec.EllipticCurvePrivateKey:
-    scalar = int.from_bytes(ikm(label), "big") % (K1_N - 1) + 1
-    return ec.derive_private_key(scalar, ec.SECP256K1())
-
-
-def k1_public(label: str, *, compressed: bool = True) -> bytes:
-    form = (
-        serialization.PublicFormat.CompressedPoint
-        if compressed
-        else (serialization.PublicFormat.UncompressedPoint)
-    )
-    return k1_private(label).public_key().public_bytes(serialization.Encoding.X962, form)
-
-
-def k1_signature(label: str, payload: bytes, *, high_s: bool = False) -> bytes:
-    algorithm = ec.ECDSA(hashes.SHA256(), deterministic_signing=True)
-    r, s = decode_dss_signature(k1_private(label).sign(payload, algorithm))
-    low = min(s, K1_N - s)
-    return encode_dss_signature(r, K1_N - low if high_s else low)
-
-
-def ed_private(label: str) -> ed25519.Ed25519PrivateKey:
-    return ed25519.Ed25519PrivateKey.from_private_bytes(ikm(label))
-
-
-def ed_public(label: str) -> bytes:
-    return ed_private(label).public_key().public_bytes_raw()
-
-
-def fields(public_key: bytes, scheme: str, signature: bytes) -> dict[str, str]:
-    return {"publicKey": public_key.hex(), "scheme": scheme, "signature": signature.hex()}
-
-
-def stamp_of(public_key: bytes, scheme: str, signature: bytes) -> str:
-    return encode_stamp(compact_json(fields(public_key, scheme, signature)))
-
-
-def k1_stamp(label: str, payload: bytes, *, high_s: bool = False) -> tuple[str, bytes, bytes]:
-    public, signature = k1_public(label), k1_signature(label, payload, high_s=high_s)
-    return stamp_of(public, SECP256K1, signature), public, signature
-
-
-def ed_stamp(label: str, payload: bytes) -> tuple[str, bytes, bytes]:
-    public, signature = ed_public(label), ed_private(label).sign(payload)
-    return stamp_of(public, ED25519, signature), public, signature
 
 
 def verify_case(
@@ -130,33 +84,8 @@ def verify_case(
     )
 
 
-def k1_x_without_point(start: int) -> int:
-    """The first x >= start with x^3 + 7 not a square mod p (no secp256k1 point)."""
-    x = start
-    while pow((x**3 + 7) % K1_P, (K1_P - 1) // 2, K1_P) == 1:
-        x += 1
-    return x
-
-
 def _p256_x(index: int) -> bool:
     return p256_has_x(int.from_bytes(k1_public(f"stamp-k1-p256-x-{index}")[1:], "big"))
-
-
-def p256_has_x(x: int) -> bool:
-    """Whether x < p is the x-coordinate of a P-256 point (Euler's criterion)."""
-    rhs = ref.curve_rhs(x)
-    return rhs == 0 or ref.sqrt_mod_p(rhs) is not None
-
-
-def ed_y_without_point(start: int) -> int:
-    """The first y >= start for which (y^2 - 1) / (d y^2 + 1) is not a square mod p."""
-    y = start
-    while True:
-        u, v = (y * y - 1) % ED_P, (ED_D * y * y + 1) % ED_P
-        x2 = u * pow(v, -1, ED_P) % ED_P
-        if x2 != 0 and pow(x2, (ED_P - 1) // 2, ED_P) != 1:
-            return y
-        y += 1
 
 
 def _secp256k1_cases() -> list[Case]:

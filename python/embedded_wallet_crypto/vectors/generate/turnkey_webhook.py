@@ -1,15 +1,27 @@
 """turnkey_webhook.json: the key infrastructure's webhooks, Ed25519 with key ids and a replay
 window (formats.md section 17). Signatures by pyca/cryptography's Ed25519 (deterministic), the
-signed input written out here, never by the library under test."""
+signed input and the headers written out by ``_turnkey_webhook_writer``, never by the library
+under test."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from ._common import Case, case, stream, vector_file
+from ._turnkey_webhook_writer import (
+    BODY,
+    EVENT_ID,
+    KEY_ID,
+    MAX_AGE,
+    NOW_MS,
+    OTHER_KEY_ID,
+    L,
+    configured_keys,
+    delivery_headers,
+    public_hex,
+    replaced,
+    seed,
+)
 
 DESCRIPTION = (
     "Webhooks of the key infrastructure (formats.md section 17): Ed25519 over "
@@ -22,51 +34,6 @@ DESCRIPTION = (
     "by another key or with S + L, and an unusable verification key. turnkey_webhook_sign "
     "cases give the exact headers of a signed delivery."
 )
-
-NOW_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
-MAX_AGE = 300
-KEY_ID = "whk_primary"
-OTHER_KEY_ID = "whk_rotated"
-EVENT_ID = "evt_01JGZ0Q4B6M3W8X2V9K7T5R1NA"
-BODY = b'{"type":"ACTIVITY_COMPLETED","data":{"activityId":"act_1","organizationId":"org_1"}}'
-# The Ed25519 group order.
-L = 2**252 + 27742317777372353535851937790883648493
-
-
-def _seed(label: str) -> bytes:
-    return stream(f"turnkey-webhook/{label}", 32)
-
-
-def _public(label: str) -> str:
-    public = Ed25519PrivateKey.from_private_bytes(_seed(label)).public_key()
-    return public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
-
-
-def _sign(label: str, key_id: str, timestamp_ms: int, event_id: str, body: bytes) -> str:
-    message = f"v1.ed25519.{key_id}.{timestamp_ms}.{event_id}.".encode("ascii") + body
-    return Ed25519PrivateKey.from_private_bytes(_seed(label)).sign(message).hex()
-
-
-def _headers(
-    *,
-    label: str = "primary",
-    key_id: str = KEY_ID,
-    timestamp_ms: int = NOW_MS - 1000,
-    event_id: str = EVENT_ID,
-    body: bytes = BODY,
-) -> dict[str, str]:
-    return {
-        "x-turnkey-timestamp": str(timestamp_ms),
-        "x-turnkey-event-id": event_id,
-        "x-turnkey-signature-key-id": key_id,
-        "x-turnkey-signature-algorithm": "ed25519",
-        "x-turnkey-signature-version": "v1",
-        "x-turnkey-signature": _sign(label, key_id, timestamp_ms, event_id, body),
-    }
-
-
-def _keys() -> dict[str, str]:
-    return {KEY_ID: _public("primary"), OTHER_KEY_ID: _public("rotated")}
 
 
 def _verify(
@@ -86,7 +53,7 @@ def _verify(
     inputs: dict[str, Any] = {
         "headers": headers,
         "body": body.hex(),
-        "verification_keys": _keys() if keys is None else keys,
+        "verification_keys": configured_keys() if keys is None else keys,
         "max_age_seconds": max_age_seconds,
         "now_ms": now_ms,
     }
@@ -107,20 +74,8 @@ def _verify(
     )
 
 
-def _with(headers: dict[str, str], **changes: str | None) -> dict[str, str]:
-    """``headers`` with some values replaced (keys with '_' for '-'); None removes one."""
-    result = dict(headers)
-    for name, value in changes.items():
-        header = "x-turnkey-" + name.replace("_", "-")
-        if value is None:
-            del result[header]
-        else:
-            result[header] = value
-    return result
-
-
 def _valid_cases() -> list[Case]:
-    headers = _headers()
+    headers = delivery_headers()
     mixed = {name.title(): value for name, value in headers.items()}
     empty = b""
     binary = stream("turnkey-webhook/binary-body", 48) + b"\x00\xff"
@@ -137,35 +92,35 @@ def _valid_cases() -> list[Case]:
             ],
             "headers as (name, value) pairs, with another header among them",
         ),
-        _verify("empty-body", _headers(body=empty), "an empty body", body=empty),
+        _verify("empty-body", delivery_headers(body=empty), "an empty body", body=empty),
         _verify(
             "binary-body",
-            _headers(body=binary),
+            delivery_headers(body=binary),
             "a body that is not UTF-8: the raw bytes are signed",
             body=binary,
         ),
         _verify(
             "oldest-in-window",
-            _headers(timestamp_ms=oldest),
+            delivery_headers(timestamp_ms=oldest),
             "exactly max_age_seconds old: still inside the window",
             expected_timestamp_ms=oldest,
         ),
         _verify(
             "newest-in-window",
-            _headers(timestamp_ms=newest),
+            delivery_headers(timestamp_ms=newest),
             "exactly max_age_seconds ahead: still inside the window",
             expected_timestamp_ms=newest,
         ),
         _verify(
             "zero-window",
-            _headers(timestamp_ms=NOW_MS),
+            delivery_headers(timestamp_ms=NOW_MS),
             "max_age_seconds 0 accepts only the current millisecond",
             max_age_seconds=0,
             expected_timestamp_ms=NOW_MS,
         ),
         _verify(
             "rotated-key",
-            _headers(label="rotated", key_id=OTHER_KEY_ID),
+            delivery_headers(label="rotated", key_id=OTHER_KEY_ID),
             "the second configured key, picked by its id",
             expected_key_id=OTHER_KEY_ID,
         ),
@@ -173,13 +128,13 @@ def _valid_cases() -> list[Case]:
             "only-signing-key-configured",
             headers,
             "a configuration with just the signing key",
-            keys={KEY_ID: _public("primary")},
+            keys={KEY_ID: public_hex("primary")},
         ),
     ]
 
 
 def _header_cases() -> list[Case]:
-    headers = _headers()
+    headers = delivery_headers()
     missing = "TURNKEY_WEBHOOK_HEADER_MISSING"
     cases = [
         _verify(
@@ -191,7 +146,7 @@ def _header_cases() -> list[Case]:
         for name in headers
     ]
     cases.append(
-        _verify("empty-event-id", _with(headers, event_id=""), "an empty header", error=missing)
+        _verify("empty-event-id", replaced(headers, event_id=""), "an empty header", error=missing)
     )
     pairs = [[name, value] for name, value in headers.items()]
     cases += [
@@ -216,7 +171,7 @@ def _timestamp_cases() -> list[Case]:
     cases = [
         _verify(
             f"timestamp-{name}",
-            _with(_headers(), timestamp=text),
+            replaced(delivery_headers(), timestamp=text),
             comment,
             error=malformed,
         )
@@ -236,19 +191,19 @@ def _timestamp_cases() -> list[Case]:
     cases += [
         _verify(
             "stale",
-            _headers(timestamp_ms=oldest - 1),
+            delivery_headers(timestamp_ms=oldest - 1),
             "one millisecond older than the window",
             error="TURNKEY_WEBHOOK_TIMESTAMP_TOO_OLD",
         ),
         _verify(
             "far-future",
-            _headers(timestamp_ms=newest + 1),
+            delivery_headers(timestamp_ms=newest + 1),
             "one millisecond further ahead than the window",
             error="TURNKEY_WEBHOOK_TIMESTAMP_IN_FUTURE",
         ),
         _verify(
             "stale-with-zero-window",
-            _headers(timestamp_ms=NOW_MS - 1),
+            delivery_headers(timestamp_ms=NOW_MS - 1),
             "one millisecond old with max_age_seconds 0",
             max_age_seconds=0,
             error="TURNKEY_WEBHOOK_TIMESTAMP_TOO_OLD",
@@ -258,7 +213,7 @@ def _timestamp_cases() -> list[Case]:
 
 
 def _scheme_cases() -> list[Case]:
-    headers = _headers()
+    headers = delivery_headers()
     signature = headers["x-turnkey-signature"]
     r, s = bytes.fromhex(signature[:64]), int.from_bytes(bytes.fromhex(signature[64:]), "little")
     s_plus_l = (r + (s + L).to_bytes(32, "little")).hex()
@@ -267,31 +222,31 @@ def _scheme_cases() -> list[Case]:
     return [
         _verify(
             "version-v2",
-            _with(headers, signature_version="v2"),
+            replaced(headers, signature_version="v2"),
             "another version",
             error="TURNKEY_WEBHOOK_VERSION_UNSUPPORTED",
         ),
         _verify(
             "version-upper-case",
-            _with(headers, signature_version="V1"),
+            replaced(headers, signature_version="V1"),
             "the version is compared exactly",
             error="TURNKEY_WEBHOOK_VERSION_UNSUPPORTED",
         ),
         _verify(
             "algorithm-ecdsa",
-            _with(headers, signature_algorithm="ecdsa"),
+            replaced(headers, signature_algorithm="ecdsa"),
             "another algorithm",
             error="TURNKEY_WEBHOOK_ALGORITHM_UNSUPPORTED",
         ),
         _verify(
             "algorithm-upper-case",
-            _with(headers, signature_algorithm="Ed25519"),
+            replaced(headers, signature_algorithm="Ed25519"),
             "the algorithm is compared exactly",
             error="TURNKEY_WEBHOOK_ALGORITHM_UNSUPPORTED",
         ),
         _verify(
             "unknown-key-id",
-            _headers(key_id="whk_unknown"),
+            delivery_headers(key_id="whk_unknown"),
             "a key id that is not configured",
             error="TURNKEY_WEBHOOK_KEY_UNKNOWN",
         ),
@@ -304,73 +259,73 @@ def _scheme_cases() -> list[Case]:
         ),
         _verify(
             "event-id-with-dot",
-            _headers(event_id="evt.1"),
+            delivery_headers(event_id="evt.1"),
             "'.' separates the signed input's fields: refused in ids",
             error="TURNKEY_WEBHOOK_HEADER_MALFORMED",
         ),
         _verify(
             "signature-short",
-            _with(headers, signature=signature[2:]),
+            replaced(headers, signature=signature[2:]),
             "63 bytes",
             error=sig_malformed,
         ),
         _verify(
             "signature-long",
-            _with(headers, signature=signature + "00"),
+            replaced(headers, signature=signature + "00"),
             "65 bytes",
             error=sig_malformed,
         ),
         _verify(
             "signature-not-hex",
-            _with(headers, signature="zz" + signature[2:]),
+            replaced(headers, signature="zz" + signature[2:]),
             "not hex",
             error=sig_malformed,
         ),
         _verify(
             "signature-upper-case-hex",
-            _with(headers, signature=signature.upper()),
+            replaced(headers, signature=signature.upper()),
             "hex digits in either case",
         ),
         _verify(
             "signature-s-plus-l",
-            _with(headers, signature=s_plus_l),
+            replaced(headers, signature=s_plus_l),
             "S + L: the same point equation, refused as non-canonical (RFC 8032 5.1.7)",
             error=invalid,
         ),
         _verify(
             "signature-flipped-bit",
-            _with(headers, signature=("01" if signature[:2] == "00" else "00") + signature[2:]),
+            replaced(headers, signature=("01" if signature[:2] == "00" else "00") + signature[2:]),
             "the first signature byte changed",
             error=invalid,
         ),
         _verify("tampered-body", headers, "one byte more", body=BODY + b" ", error=invalid),
         _verify(
             "tampered-event-id",
-            _with(headers, event_id="evt_other"),
+            replaced(headers, event_id="evt_other"),
             "another event id",
             error=invalid,
         ),
         _verify(
             "tampered-timestamp",
-            _with(headers, timestamp=str(NOW_MS - 999)),
+            replaced(headers, timestamp=str(NOW_MS - 999)),
             "the timestamp moved by one millisecond inside the window",
             error=invalid,
         ),
         _verify(
             "other-key-same-id",
-            _headers(label="rotated"),
+            delivery_headers(label="rotated"),
             "signed by the rotated key but naming the primary key id",
             error=invalid,
         ),
         _verify(
             "key-id-swapped",
-            _with(headers, signature_key_id=OTHER_KEY_ID),
+            replaced(headers, signature_key_id=OTHER_KEY_ID),
             "the key id changed to another configured key",
             error=invalid,
         ),
         _verify(
             "event-id-moved-into-body",
-            _with(_headers(event_id="evt_1", body=b"x." + BODY), event_id="evt_1.x"),
+            replaced(delivery_headers(event_id="evt_1", body=b"x." + BODY), event_id="evt_1.x"),
             "a delivery of (evt_1, 'x.' + body) presented as (evt_1.x, body): the same signed "
             "bytes, refused because ids may not hold '.'",
             error="TURNKEY_WEBHOOK_HEADER_MALFORMED",
@@ -379,7 +334,7 @@ def _scheme_cases() -> list[Case]:
             "short-verification-key",
             headers,
             "a configured key of 31 bytes",
-            keys={KEY_ID: _public("primary")[2:]},
+            keys={KEY_ID: public_hex("primary")[2:]},
             error="TURNKEY_WEBHOOK_CONFIG_INVALID",
         ),
     ]
@@ -397,15 +352,15 @@ def _sign_cases() -> list[Case]:
                 f"twh-sign-{name}",
                 "turnkey_webhook_sign",
                 {
-                    "private_key": _seed(label).hex(),
+                    "private_key": seed(label).hex(),
                     "key_id": key_id,
                     "event_id": event_id,
                     "timestamp_ms": timestamp_ms,
                     "body": body.hex(),
-                    "public_key": _public(label),
+                    "public_key": public_hex(label),
                 },
                 expected={
-                    "headers": _headers(
+                    "headers": delivery_headers(
                         label=label,
                         key_id=key_id,
                         timestamp_ms=timestamp_ms,
