@@ -18,6 +18,7 @@ from ..errors import StampError
 from ..signed_retry import Operation
 from ..signed_retry._operations import build_payload
 from ..stamps import verify_stamp
+from ._balances import debit, require_room
 from ._clock import Clock, iso
 from ._currencies import currency
 from ._errors import ApiError, library_error
@@ -43,7 +44,7 @@ from ._payment_tables import (
 )
 from ._platform_config import check_amount
 from ._services import Services
-from ._transactions import debit, new_transaction
+from ._transactions import new_transaction
 from ._wallet import session_keys
 
 __all__ = [
@@ -435,7 +436,8 @@ def execute_quote(
 
     Raises:
         ApiError: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 409 QUOTE_EXPIRED,
-            400 INSUFFICIENT_FUNDS, 400 for a realtime-funded quote (pay its instructions),
+            400 INSUFFICIENT_FUNDS, 400 BALANCE_LIMIT_EXCEEDED (an internal destination
+            would pass its ceiling), 400 for a realtime-funded quote (pay its instructions),
             401 UNAUTHORIZED (a missing or wrong ``Service-Wallet-Signature``).
     """
     row = find_quote(db, quote) if isinstance(quote, str) else quote
@@ -452,10 +454,18 @@ def execute_quote(
         )
     if row.source_kind == "EMBEDDED_WALLET":
         _check_signature(db, services, row, signature_header)
+    _require_destination_room(db, row)
     _claim(db, row)
     debit(db, str(row.source["accountId"]), row.total_sending)
     _start(db, services, row, agent=agent, source_internal=True)
     return quote_body(row)
+
+
+def _require_destination_room(db: Session, row: QuoteRow) -> None:
+    """400 BALANCE_LIMIT_EXCEEDED, before anything moves, when the quote pays an internal
+    account that its receiving amount would take past the balance ceiling."""
+    if row.destination.get("destinationType") != "UMA_ADDRESS":
+        require_room(db, str(row.destination.get("accountId")), row.total_receiving)
 
 
 def _claim(db: Session, row: QuoteRow) -> None:
@@ -479,6 +489,7 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
         raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind != "REALTIME_FUNDING":
         raise ApiError(400, "INVALID_INPUT", "This quote is funded from an account.")
+    _require_destination_room(db, row)
     _claim(db, row)
     _start(db, services, row, agent=None, source_internal=False)
     return quote_body(row)
