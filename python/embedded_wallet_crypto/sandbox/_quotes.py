@@ -1,17 +1,15 @@
 """Quotes: creation (fixed sandbox rates and fees), execution (a session-key signature for an
-embedded-wallet source), expiry, and idempotency. Callable from any route (the platform's
-``/quotes`` and an agent's ``/agents/me/quotes``)."""
+embedded-wallet source) and expiry. Callable from any route (the platform's ``/quotes`` and an
+agent's ``/agents/me/quotes``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import StampError
@@ -26,7 +24,6 @@ from ._ids import new_id
 from ._models import Customer, InternalAccount
 from ._models_payments import (
     ExternalAccount,
-    IdempotencyRecord,
     LookupRow,
     QuoteRow,
     TransactionRow,
@@ -52,7 +49,6 @@ __all__ = [
     "create_quote",
     "execute_quote",
     "find_quote",
-    "idempotent",
     "quote_body",
 ]
 
@@ -556,48 +552,3 @@ def _start(
     )
     row.executed = row.executed or not pending
     db.flush()
-
-
-def idempotent(
-    db: Session,
-    scope: str,
-    key: str | None,
-    produce: Callable[[], tuple[int, dict[str, Any]]],
-) -> tuple[int, dict[str, Any]]:
-    """Run ``produce`` once per ``(scope, key)``: a repeat gets the first answer; of two
-    concurrent first calls one commits and the other's work is rolled back (the primary key
-    of the record), and it answers what the first stored. Commits ``db``. Errors are not
-    remembered (a failed call can be retried with the same key)."""
-    if key is None:
-        result = produce()
-        db.commit()
-        return result
-    if not key or len(key) > 255:
-        raise ApiError(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters.")
-    stored = db.get(IdempotencyRecord, (scope, key))
-    if stored is not None:
-        return stored.status, json.loads(stored.body)
-    try:
-        status, body = produce()
-    except ApiError:
-        # A concurrent duplicate may have won (and made this call fail, for example 409 on an
-        # execution it claimed first): then answer what it stored.
-        db.rollback()
-        stored = db.get(IdempotencyRecord, (scope, key))
-        if stored is not None:
-            return stored.status, json.loads(stored.body)
-        raise
-    db.add(
-        IdempotencyRecord(
-            scope=scope, key=key, status=status, body=json.dumps(body), created_at=Clock.now()
-        )
-    )
-    try:
-        db.commit()
-    except IntegrityError:
-        db.rollback()
-        stored = db.get(IdempotencyRecord, (scope, key))
-        if stored is None:  # pragma: no cover - the winner's row is committed
-            raise
-        return stored.status, json.loads(stored.body)
-    return status, body

@@ -1,5 +1,5 @@
-"""The background payment worker: every tick it applies the due steps of transactions and
-delivers due webhooks.
+"""The background payment worker: every tick it applies the due steps of transactions, delivers
+due webhooks, and (now and then) forgets expired idempotency keys.
 
 Each transaction is settled in a database transaction of its own, and a failure stays with the
 transaction that caused it: one whose settlement raises (a fault of the service or of its
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -23,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from ._clock import Clock
 from ._db import Database, lock
+from ._idempotency import purge_expired
 from ._models_payments import TransactionRow, WebhookDelivery
 from ._transactions import INCOMING_PAYMENT, apply_approval, apply_due, fail_now
 from ._webhooks import deliver_due
@@ -33,6 +35,8 @@ logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 #: How often the worker looks for due steps and deliveries (real seconds).
 TICK_SECONDS = 0.1
+#: How often each process forgets expired idempotency keys (real seconds).
+PURGE_SECONDS = 60.0
 #: The failure reason of a transaction whose settlement raised.
 SETTLEMENT_FAILED = "SETTLEMENT_FAILED"
 #: How many due transactions one tick takes.
@@ -150,22 +154,32 @@ def _delivery_result(
         apply_approval(session, row, True, None)
 
 
-def _tick(database: Database, clock: Clock) -> None:
-    advance_due(database)
-    deliver_due(database, clock, _delivery_result)
+class _Ticker:
+    """One process's worker state: when it last forgot expired idempotency keys."""
+
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self.purged_at = 0.0
+
+    def tick(self) -> None:
+        advance_due(self.database)
+        deliver_due(self.database, self.clock, _delivery_result)
+        if time.monotonic() - self.purged_at >= PURGE_SECONDS:
+            self.purged_at = time.monotonic()
+            purge_expired(self.database)
 
 
 @asynccontextmanager
 async def worker_lifespan(app: FastAPI) -> AsyncIterator[None]:
     """The background task: due steps and due webhook deliveries, every tick."""
-    database: Database = app.state.database
-    clock: Clock = app.state.services.clock
+    ticker = _Ticker(app.state.database, app.state.services.clock)
     stopping = asyncio.Event()
 
     async def run() -> None:
         while not stopping.is_set():
             try:
-                await asyncio.to_thread(_tick, database, clock)
+                await asyncio.to_thread(ticker.tick)
             except Exception:  # a bug or a database hiccup: log it, keep the service up
                 logger.exception("background payment worker")
             try:
