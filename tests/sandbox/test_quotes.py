@@ -196,8 +196,11 @@ def test_concurrent_duplicates_create_one_quote(
         api = SandboxClient(server.base_url, server.auth)
         start.wait()
         response = api.post("/quotes", body, headers={"Idempotency-Key": "concurrent-1"})
-        assert response.status_code == 201, response.text
-        answers.append(response.json())
+        if response.status_code == 409:  # the first one is still running
+            assert response.json()["code"] == "IDEMPOTENCY_REQUEST_IN_PROGRESS", response.text
+        else:
+            assert response.status_code == 201, response.text
+            answers.append(response.json())
         api.close()
 
     threads = [threading.Thread(target=call) for _ in range(6)]
@@ -205,7 +208,7 @@ def test_concurrent_duplicates_create_one_quote(
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(answers) == 6
+    assert answers  # the creation, and any replays of it
     assert len({answer["id"] for answer in answers}) == 1
     api = SandboxClient(server.base_url, server.auth)
     listed = api.get(

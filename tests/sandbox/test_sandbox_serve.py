@@ -18,6 +18,7 @@ EWC = str(Path(sys.executable).with_name("ewc"))
 OPTIONS = [
     "--host", "--port", "--database", "--environment", "--platform-credentials", "--mail-dir",
     "--rp-id", "--origin", "--oidc-issuer", "--oidc-audience", "--time-scale", "--redis",
+    "--idempotency-retention",
 ]  # fmt: skip
 
 
@@ -33,6 +34,8 @@ def test_help_lists_the_options() -> None:
         ["--database", "mysql://localhost/x"],
         ["--time-scale", "0"],
         ["--time-scale", "nan"],
+        ["--idempotency-retention", "0"],
+        ["--idempotency-retention", "inf"],
         ["--platform-credentials", "no-colon"],
         ["--oidc-issuer", "no-equals"],
         ["--environment", "staging"],

@@ -33,6 +33,8 @@ def _settings(args: argparse.Namespace) -> Any:
         raise UsageError("--time-scale must be a positive number")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
+    if not (math.isfinite(args.idempotency_retention) and args.idempotency_retention > 0):
+        raise UsageError("--idempotency-retention must be a positive number of seconds")
     issuers = dict(_pair(item, "=", "--oidc-issuer ISSUER=JWKS_URL") for item in args.oidc_issuer)
     credentials = [
         _pair(item, ":", "--platform-credentials ID:SECRET") for item in args.platform_credentials
@@ -51,6 +53,7 @@ def _settings(args: argparse.Namespace) -> Any:
             oidc_audiences=list(args.oidc_audience),
             time_scale=args.time_scale,
             redis=args.redis,
+            idempotency_retention=args.idempotency_retention,
         )
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -191,5 +194,13 @@ def add_serve_command(commands: Any) -> None:
     )
     serve.add_argument(
         "--redis", default=None, metavar="URL", help="Redis for single use and rate limits"
+    )
+    serve.add_argument(
+        "--idempotency-retention",
+        type=float,
+        default=24 * 3600.0,
+        metavar="SECONDS",
+        help="how long the response to an Idempotency-Key is kept, scaled by --time-scale "
+        "(default 86400: 24 hours); then the key can be used again",
     )
     serve.set_defaults(handler=_cmd_serve)

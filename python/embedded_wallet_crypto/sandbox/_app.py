@@ -4,6 +4,7 @@ document at ``/2025-10-13/openapi.json``, the error handlers, and ``GET /`` for 
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -49,7 +50,8 @@ _STATIC = Path(__file__).parent / "static"
 
 def _without_422(app: FastAPI) -> None:
     """The OpenAPI document without FastAPI's default 422 answers: validation failures are 400
-    here, in the service's error shape (documented per router)."""
+    here, in the service's error shape (documented per router). A 422 an operation declares
+    itself (``IDEMPOTENCY_KEY_REUSED``) stays."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -61,7 +63,9 @@ def _without_422(app: FastAPI) -> None:
             )
             for path in document.get("paths", {}).values():
                 for operation in path.values():
-                    operation.get("responses", {}).pop("422", None)
+                    responses = operation.get("responses", {})
+                    if "HTTPValidationError" in json.dumps(responses.get("422", "")):
+                        responses.pop("422")  # FastAPI's own; an operation's declared 422 stays
             schemas = document.get("components", {}).get("schemas", {})
             schemas.pop("HTTPValidationError", None)
             schemas.pop("ValidationError", None)

@@ -14,7 +14,7 @@ from ._models import UtcDateTime
 
 __all__ = [
     "ExternalAccount",
-    "IdempotencyRecord",
+    "IdempotencyKeyRow",
     "LookupRow",
     "PlatformConfigRow",
     "QuoteRow",
@@ -113,16 +113,23 @@ class LookupRow(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
-class IdempotencyRecord(Base):
-    """The first response to an ``Idempotency-Key`` (per platform and operation). The primary
-    key makes concurrent duplicates create one resource: the loser reads the winner's answer."""
+class IdempotencyKeyRow(Base):
+    """An ``Idempotency-Key`` of a caller (the platform credential or the agent), bound to the
+    fingerprint of its first request (``_idempotency``). The primary key makes one request of
+    concurrent ones claim it. ``IN_PROGRESS`` while that request runs (``expires_at``: the end
+    of its lease), then ``DONE`` with the stored response (``expires_at``: the end of the
+    retention)."""
 
-    __tablename__ = "sandbox_idempotency"
-    scope: Mapped[str] = mapped_column(String(300), primary_key=True)
-    key: Mapped[str] = mapped_column(String(300), primary_key=True)
-    status: Mapped[int] = mapped_column(Integer)
-    body: Mapped[str] = mapped_column(Text)
+    __tablename__ = "sandbox_idempotency_keys"
+    caller: Mapped[str] = mapped_column(String(300), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(20))
+    token: Mapped[str] = mapped_column(String(32))
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    body: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
 
 
 class PlatformConfigRow(Base):

@@ -12,6 +12,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 __all__ = [
+    "BALANCE_CEILING",
     "MAX_LOCKED_AMOUNT",
     "QUOTE_LIFETIME_SECONDS",
     "RATES_PER_USD",
@@ -27,8 +28,13 @@ __all__ = [
     "uma_receiver_outcome",
 ]
 
-#: The largest ``lockedCurrencyAmount`` (the interface's Limits).
-MAX_LOCKED_AMOUNT = 9_000_000_000_000_000
+#: The ceiling of every balance, in smallest units: the interface's largest amount (its
+#: ``lockedCurrencyAmount`` limit). Below 2**53, so every balance and amount is an exact number
+#: in any JSON reader (JavaScript's included); and a balance plus an amount stays far below
+#: 2**63 - 1, so no sum the database computes overflows its 64-bit integers.
+BALANCE_CEILING = 9_000_000_000_000_000
+#: The largest amount of any request (``lockedCurrencyAmount``, ``amount``): the same number.
+MAX_LOCKED_AMOUNT = BALANCE_CEILING
 #: How long a quote can be executed, in simulated seconds (the interface says 1 to 5 minutes).
 QUOTE_LIFETIME_SECONDS = 5 * 60
 

@@ -1,22 +1,21 @@
 """Quotes: creation (fixed sandbox rates and fees), execution (a session-key signature for an
-embedded-wallet source), expiry, and idempotency. Callable from any route (the platform's
-``/quotes`` and an agent's ``/agents/me/quotes``)."""
+embedded-wallet source) and expiry. Callable from any route (the platform's ``/quotes`` and an
+agent's ``/agents/me/quotes``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import StampError
 from ..signed_retry import Operation, build_payload
 from ..stamps import verify_stamp
+from ._balances import debit, require_room
 from ._clock import Clock, iso
 from ._currencies import currency
 from ._errors import ApiError, library_error
@@ -24,7 +23,6 @@ from ._ids import new_id
 from ._models import Customer, InternalAccount
 from ._models_payments import (
     ExternalAccount,
-    IdempotencyRecord,
     LookupRow,
     QuoteRow,
     TransactionRow,
@@ -42,7 +40,7 @@ from ._payment_tables import (
 )
 from ._platform_config import check_amount
 from ._services import Services
-from ._transactions import debit, new_transaction
+from ._transactions import new_transaction
 from ._wallet import session_keys
 
 __all__ = [
@@ -50,7 +48,6 @@ __all__ = [
     "create_quote",
     "execute_quote",
     "find_quote",
-    "idempotent",
     "quote_body",
 ]
 
@@ -434,7 +431,8 @@ def execute_quote(
 
     Raises:
         ApiError: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 409 QUOTE_EXPIRED,
-            400 INSUFFICIENT_FUNDS, 400 for a realtime-funded quote (pay its instructions),
+            400 INSUFFICIENT_FUNDS, 400 BALANCE_LIMIT_EXCEEDED (an internal destination
+            would pass its ceiling), 400 for a realtime-funded quote (pay its instructions),
             401 UNAUTHORIZED (a missing or wrong ``Service-Wallet-Signature``).
     """
     row = find_quote(db, quote) if isinstance(quote, str) else quote
@@ -451,10 +449,18 @@ def execute_quote(
         )
     if row.source_kind == "EMBEDDED_WALLET":
         _check_signature(db, services, row, signature_header)
+    _require_destination_room(db, row)
     _claim(db, row)
     debit(db, str(row.source["accountId"]), row.total_sending)
     _start(db, services, row, agent=agent, source_internal=True)
     return quote_body(row)
+
+
+def _require_destination_room(db: Session, row: QuoteRow) -> None:
+    """400 BALANCE_LIMIT_EXCEEDED, before anything moves, when the quote pays an internal
+    account that its receiving amount would take past the balance ceiling."""
+    if row.destination.get("destinationType") != "UMA_ADDRESS":
+        require_room(db, str(row.destination.get("accountId")), row.total_receiving)
 
 
 def _claim(db: Session, row: QuoteRow) -> None:
@@ -478,6 +484,7 @@ def fund_quote(db: Session, services: Services, row: QuoteRow) -> dict[str, Any]
         raise ApiError(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
     if row.source_kind != "REALTIME_FUNDING":
         raise ApiError(400, "INVALID_INPUT", "This quote is funded from an account.")
+    _require_destination_room(db, row)
     _claim(db, row)
     _start(db, services, row, agent=None, source_internal=False)
     return quote_body(row)
@@ -544,48 +551,3 @@ def _start(
     )
     row.executed = row.executed or not pending
     db.flush()
-
-
-def idempotent(
-    db: Session,
-    scope: str,
-    key: str | None,
-    produce: Callable[[], tuple[int, dict[str, Any]]],
-) -> tuple[int, dict[str, Any]]:
-    """Run ``produce`` once per ``(scope, key)``: a repeat gets the first answer; of two
-    concurrent first calls one commits and the other's work is rolled back (the primary key
-    of the record), and it answers what the first stored. Commits ``db``. Errors are not
-    remembered (a failed call can be retried with the same key)."""
-    if key is None:
-        result = produce()
-        db.commit()
-        return result
-    if not key or len(key) > 255:
-        raise ApiError(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters.")
-    stored = db.get(IdempotencyRecord, (scope, key))
-    if stored is not None:
-        return stored.status, json.loads(stored.body)
-    try:
-        status, body = produce()
-    except ApiError:
-        # A concurrent duplicate may have won (and made this call fail, for example 409 on an
-        # execution it claimed first): then answer what it stored.
-        db.rollback()
-        stored = db.get(IdempotencyRecord, (scope, key))
-        if stored is not None:
-            return stored.status, json.loads(stored.body)
-        raise
-    db.add(
-        IdempotencyRecord(
-            scope=scope, key=key, status=status, body=json.dumps(body), created_at=Clock.now()
-        )
-    )
-    try:
-        db.commit()
-    except IntegrityError:
-        db.rollback()
-        stored = db.get(IdempotencyRecord, (scope, key))
-        if stored is None:  # pragma: no cover - the winner's row is committed
-            raise
-        return stored.status, json.loads(stored.body)
-    return status, body

@@ -5,12 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DEFAULT_DATABASE", "ENVIRONMENTS", "Settings"]
+__all__ = [
+    "DEFAULT_DATABASE",
+    "DEFAULT_IDEMPOTENCY_RETENTION",
+    "ENVIRONMENTS",
+    "MAX_IDEMPOTENCY_RETENTION",
+    "Settings",
+]
 
 #: The database used when none is given: a SQLite file in the current directory.
 DEFAULT_DATABASE = "sqlite:///ewc-sandbox.db"
 #: The two environments: ``sandbox`` (magic values allowed) and ``production`` (every check).
 ENVIRONMENTS = ("sandbox", "production")
+#: How long an ``Idempotency-Key``'s response is kept by default: 24 hours (simulated seconds).
+DEFAULT_IDEMPOTENCY_RETENTION = 24 * 3600.0
+#: The longest retention accepted: one year.
+MAX_IDEMPOTENCY_RETENTION = 365 * 24 * 3600.0
 
 
 @dataclass
@@ -33,6 +43,9 @@ class Settings:
         time_scale: multiplies the service's lifetimes and delays (challenges, sessions, OTP
             codes and their rate limits), so that a test can run them in seconds.
         redis: a Redis URL for single use and rate limits (default: the database itself).
+        idempotency_retention: how long the response to an ``Idempotency-Key`` is kept, in
+            simulated seconds (multiplied by ``time_scale`` like every lifetime; default 24
+            hours); after it the key can be used again.
     """
 
     host: str = "127.0.0.1"
@@ -47,12 +60,18 @@ class Settings:
     oidc_audiences: list[str] = field(default_factory=list)
     time_scale: float = 1.0
     redis: str | None = None
+    idempotency_retention: float = DEFAULT_IDEMPOTENCY_RETENTION
 
     def __post_init__(self) -> None:
         if self.environment not in ENVIRONMENTS:
             raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}")
         if not (self.time_scale > 0 and self.time_scale < 10**6):
             raise ValueError("time_scale must be a positive number")
+        if not (0 < self.idempotency_retention <= MAX_IDEMPOTENCY_RETENTION):
+            raise ValueError(
+                "idempotency_retention must be more than 0 and at most "
+                f"{MAX_IDEMPOTENCY_RETENTION:.0f} seconds (one year)"
+            )
         self.mail_dir = Path(self.mail_dir)
 
     @property

@@ -1,46 +1,41 @@
 """Transactions: creation with a schedule of status steps (the sandbox outcomes), the balance
-moves each step makes, the background advance of due steps, and the response body.
+moves each step makes, and the response body (the background worker that applies due steps is
+``_worker``).
 
 A step's moment is stored as epoch seconds (``start + after * time_scale``), so a restarted
 service (or another process on the same database) continues where the last one stopped; a
-version column makes each step apply once.
+version column makes each step apply once. A credit that would pass the destination's balance
+ceiling fails the payment instead (``LIMIT_EXCEEDED``, the source refunded); a refund that would
+pass the source's ceiling is not made (the body's ``refund`` shows it ``FAILED``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from fastapi import FastAPI
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from ._balances import credit
 from ._clock import Clock, iso
 from ._currencies import currency
-from ._db import Database, lock
-from ._errors import ApiError
 from ._ids import new_id
-from ._models import InternalAccount
-from ._models_payments import QuoteRow, TransactionRow, WebhookDelivery
+from ._models_payments import QuoteRow, TransactionRow
 from ._payment_tables import Step
-from ._webhooks import deliver_due, emit
+from ._webhooks import emit
 
 __all__ = [
     "APPROVAL_TIMEOUT_SECONDS",
     "INCOMING_PAYMENT",
+    "LIMIT_EXCEEDED",
     "OUTGOING_PAYMENT",
-    "advance_due",
     "apply_approval",
-    "credit",
-    "debit",
+    "apply_due",
+    "fail_now",
     "new_transaction",
     "transaction_body",
-    "worker_lifespan",
 ]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
@@ -49,31 +44,10 @@ OUTGOING_PAYMENT = "OUTGOING_PAYMENT"
 INCOMING_PAYMENT = "INCOMING_PAYMENT"
 #: An incoming payment acknowledged with 202 must be approved within this (simulated) time.
 APPROVAL_TIMEOUT_SECONDS = 5 * 60
-#: How often the worker looks for due steps and deliveries (real seconds).
-TICK_SECONDS = 0.1
+#: The failure reason of a payment whose credit would pass the destination's balance ceiling.
+LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
 
 _FINAL = ("COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED")
-
-
-def debit(db: Session, account_id: str, amount: int) -> None:
-    """Take ``amount`` from an internal account (400 INSUFFICIENT_FUNDS when short)."""
-    taken = db.execute(
-        update(InternalAccount)
-        .where(InternalAccount.id == account_id)
-        .where(InternalAccount.balance >= amount)
-        .values(balance=InternalAccount.balance - amount, updated_at=Clock.now())
-    )
-    if getattr(taken, "rowcount", 0) != 1:
-        raise ApiError(400, "INSUFFICIENT_FUNDS", "The source account's balance is too low.")
-
-
-def credit(db: Session, account_id: str, amount: int) -> None:
-    """Add ``amount`` to an internal account (no-op for any other id)."""
-    db.execute(
-        update(InternalAccount)
-        .where(InternalAccount.id == account_id)
-        .values(balance=InternalAccount.balance + amount, updated_at=Clock.now())
-    )
 
 
 def _epoch(moment: datetime) -> float:
@@ -149,47 +123,89 @@ def new_transaction(
         settled_at=None,
     )
     db.add(row)
-    _apply_due(db, row, start)
+    apply_due(db, row, start)
     db.flush()
     return row
 
 
-def _apply_due(db: Session, row: TransactionRow, now: float) -> bool:
+def apply_due(db: Session, row: TransactionRow, now: float) -> bool:
     """Apply the steps of ``row`` that are due (in ``db``'s transaction); True if any."""
     schedule = list(row.schedule)
     changed = False
     while schedule and schedule[0]["at"] <= now:
         step = schedule.pop(0)
+        moment = datetime.fromtimestamp(step["at"], timezone.utc)
         row.status = step["status"]
         row.failure_reason = step.get("failureReason")
+        refund = bool(step.get("refund"))
         if (
             step.get("credit")
             and row.extra.get("destinationInternal")
             and row.destination_account_id
+            and not credit(db, row.destination_account_id, row.received_amount)
         ):
-            credit(db, row.destination_account_id, row.received_amount)
-        if step.get("refund") and row.extra.get("sourceInternal") and row.source_account_id:
-            credit(db, row.source_account_id, row.sent_amount)
+            # The destination is full: the payment fails instead, and nothing more happens.
+            row.status, row.failure_reason, refund = "FAILED", LIMIT_EXCEEDED, True
+            schedule = []
+        if refund:
+            _refund(db, row, moment)
         changed = True
-        moment = datetime.fromtimestamp(step["at"], timezone.utc)
         row.updated_at = moment
         if row.status == "COMPLETED":
             row.settled_at = moment
-        if row.quote_id is not None:
-            quote = db.get(QuoteRow, row.quote_id)
-            if quote is not None:
-                quote.status = _quote_status(row.status)
-        event = emit(
-            db,
-            str(row.extra.get("platform", "")),
-            INCOMING_PAYMENT if row.type == "INCOMING" else OUTGOING_PAYMENT,
-            {"transaction": transaction_body(row)},
-            transaction_id=row.id,
-        )
-        row.extra = {**row.extra, "lastEventId": event}
+        _announce(db, row)
     row.schedule = schedule
     row.next_at = schedule[0]["at"] if schedule else None
     return changed
+
+
+def _refund(db: Session, row: TransactionRow, moment: datetime) -> None:
+    """Return the sending amount to an internal source, unless that would pass its ceiling:
+    then the money stays out and the transaction shows a FAILED ``refund``."""
+    if not row.extra.get("sourceInternal") or not row.source_account_id:
+        return
+    if credit(db, row.source_account_id, row.sent_amount):
+        return
+    logger.warning("the refund of %s would pass the source's balance ceiling: not made", row.id)
+    row.extra = {
+        **row.extra,
+        "refund": {
+            "reference": f"{row.reference}-REFUND",
+            "initiatedAt": iso(moment),
+            "status": "FAILED",
+            "reason": "TRANSACTION_FAILED",
+        },
+    }
+
+
+def _announce(db: Session, row: TransactionRow) -> None:
+    """The quote's status follows ``row``; the webhook event of its new status is queued."""
+    if row.quote_id is not None:
+        quote = db.get(QuoteRow, row.quote_id)
+        if quote is not None:
+            quote.status = _quote_status(row.status)
+    event = emit(
+        db,
+        str(row.extra.get("platform", "")),
+        INCOMING_PAYMENT if row.type == "INCOMING" else OUTGOING_PAYMENT,
+        {"transaction": transaction_body(row)},
+        transaction_id=row.id,
+    )
+    row.extra = {**row.extra, "lastEventId": event}
+
+
+def fail_now(db: Session, row: TransactionRow, reason: str, *, refund: bool) -> None:
+    """End ``row`` FAILED with ``reason`` at once, dropping its remaining steps; with
+    ``refund``, an internal source gets the sending amount back (unless an internal
+    destination was credited already: the money arrived)."""
+    moment = Clock.now()
+    arrived = row.status == "COMPLETED" and row.extra.get("destinationInternal")
+    row.status, row.failure_reason = "FAILED", reason
+    row.schedule, row.next_at = [], None
+    row.updated_at = moment
+    if refund and not arrived:
+        _refund(db, row, moment)
+    _announce(db, row)
 
 
 def _quote_status(status: str) -> str:
@@ -198,38 +214,6 @@ def _quote_status(status: str) -> str:
     if status in ("REJECTED", "REFUNDED"):
         return "FAILED"
     return "PROCESSING"
-
-
-def advance_due(database: Database) -> int:
-    """Apply every due step of every transaction; returns how many transactions moved."""
-    now = Clock.time()
-    moved = 0
-    with database.sessions() as session:
-        ids = list(
-            session.execute(
-                select(TransactionRow.id, TransactionRow.version)
-                .where(TransactionRow.next_at <= now)
-                .order_by(TransactionRow.next_at)
-                .limit(50)
-            ).all()
-        )
-    for transaction_id, version in ids:
-        with database.sessions() as session:
-            taken = session.execute(
-                update(TransactionRow)
-                .where(TransactionRow.id == transaction_id)
-                .where(TransactionRow.version == version)
-                .values(version=version + 1)
-            )
-            if getattr(taken, "rowcount", 0) != 1:
-                session.rollback()
-                continue  # another process took it
-            row = session.get(TransactionRow, transaction_id)
-            assert row is not None
-            if _apply_due(session, row, now):
-                moved += 1
-            session.commit()
-    return moved
 
 
 def apply_approval(db: Session, row: TransactionRow, approved: bool, reason: str | None) -> None:
@@ -256,31 +240,7 @@ def apply_approval(db: Session, row: TransactionRow, approved: bool, reason: str
             }
         ]
     row.version += 1
-    _apply_due(db, row, now)
-
-
-def _delivery_result(
-    session: Session, delivery: WebhookDelivery, state: str, status: int | None
-) -> None:
-    """An approval request's answer: 200 approves, 202 holds (until the approve call or the
-    timeout), a failed delivery fails the payment (PAYMENT_APPROVAL_WEBHOOK_ERROR)."""
-    if delivery.transaction_id is None or delivery.event_type != INCOMING_PAYMENT:
-        return
-    row = session.get(TransactionRow, delivery.transaction_id)
-    if row is None:
-        return
-    lock(session, row)  # against a concurrent POST /transactions/{id}/approve
-    if row.status != "PENDING" or not row.extra.get("awaitingApproval"):
-        return
-    if row.extra.get("approvalEvent") != delivery.id:
-        return
-    extra = dict(row.extra)
-    extra["awaitingApproval"] = status == 202
-    row.extra = extra
-    if state == "FAILED":
-        apply_approval(session, row, False, "PAYMENT_APPROVAL_WEBHOOK_ERROR")
-    elif status != 202:
-        apply_approval(session, row, True, None)
+    apply_due(db, row, now)
 
 
 def is_final(status: str) -> bool:
@@ -337,6 +297,8 @@ def transaction_body(row: TransactionRow) -> dict[str, Any]:
         body["reconciliationInstructions"] = {"reference": row.reference}
     if row.failure_reason and row.status in ("FAILED", "REJECTED", "EXPIRED"):
         body["failureReason"] = row.failure_reason
+    if row.type == "OUTGOING" and row.extra.get("refund"):
+        body["refund"] = row.extra["refund"]
     if row.extra.get("counterpartyInformation"):
         body["counterpartyInformation"] = row.extra["counterpartyInformation"]
     if row.extra.get("requestedReceiverCustomerInfoFields") is not None:
@@ -344,34 +306,3 @@ def transaction_body(row: TransactionRow) -> dict[str, Any]:
             "requestedReceiverCustomerInfoFields"
         ]
     return {k: v for k, v in body.items() if v is not None}
-
-
-def _tick(database: Database, clock: Clock) -> None:
-    advance_due(database)
-    deliver_due(database, clock, _delivery_result)
-
-
-@asynccontextmanager
-async def worker_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The background task: due steps and due webhook deliveries, every tick."""
-    database: Database = app.state.database
-    clock: Clock = app.state.services.clock
-    stopping = asyncio.Event()
-
-    async def run() -> None:
-        while not stopping.is_set():
-            try:
-                await asyncio.to_thread(_tick, database, clock)
-            except Exception:  # a bug or a database hiccup: log it, keep the service up
-                logger.exception("background payment worker")
-            try:
-                await asyncio.wait_for(stopping.wait(), TICK_SECONDS)
-            except asyncio.TimeoutError:
-                pass
-
-    task = asyncio.create_task(run())
-    try:
-        yield
-    finally:
-        stopping.set()
-        await task

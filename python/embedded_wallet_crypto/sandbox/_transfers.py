@@ -9,13 +9,14 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
+from ._balances import debit, require_room
 from ._errors import ApiError
 from ._models import Customer, InternalAccount
 from ._models_payments import ExternalAccount
 from ._payment_tables import MAX_LOCKED_AMOUNT, suffix_of, transfer_outcome
 from ._platform_config import check_amount
 from ._services import Services
-from ._transactions import debit, new_transaction, transaction_body
+from ._transactions import new_transaction, transaction_body
 
 __all__ = ["TransferIn", "TransferOut", "transfer_in", "transfer_out"]
 
@@ -81,11 +82,14 @@ def transfer_in(
     db: Session, platform: str, body: TransferIn, *, services: Services, agent: str | None = None
 ) -> dict[str, Any]:
     """Pull ``amount`` from an external account into an internal one; returns the INCOMING
-    Transaction (its status follows the external account's sandbox suffix)."""
+    Transaction (its status follows the external account's sandbox suffix). 400
+    BALANCE_LIMIT_EXCEEDED when the amount would take the account past its ceiling now; if it
+    would when the transfer settles, the transaction fails with ``LIMIT_EXCEEDED``."""
     external = _external(db, body.source.accountId)
     internal = _internal(db, body.destination.accountId)
     _same(internal, external)
     check_amount(db, internal.currency, body.amount, "INCOMING")
+    require_room(db, internal.id, body.amount)
     steps = transfer_outcome(suffix_of(external.identifier) if services.sandbox else "")
     row = new_transaction(
         db,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select, update
@@ -26,6 +26,7 @@ from .._auth import require_platform
 from .._clock import iso
 from .._db import get_session, lock
 from .._errors import ApiError, ErrorOut, error_responses
+from .._idempotency import IDEMPOTENCY_RESPONSES, IdempotencyKey, idempotent
 from .._ids import new_id
 from .._lists import page as sql_page
 from .._models import Customer, InternalAccount
@@ -37,7 +38,6 @@ from .._quotes import (
     _expired,
     create_quote,
     execute_quote,
-    idempotent,
     quote_body,
 )
 from .._services import Services, get_services
@@ -577,7 +577,6 @@ def check_budget(session: Session, agent: Agent, spend: int, now: datetime) -> N
 
 # --- quotes and their execution --------------------------------------------------------------
 
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 QuoteId = Annotated[str, Path(max_length=200)]
 
 
@@ -626,13 +625,13 @@ def _quote_work(session: Session, services: Services, action: AgentAction) -> ru
     return rules.QuoteExecution(expired=lambda: _expired(row), execute=execute)
 
 
-@router.post("/agents/me/quotes", status_code=201)
+@router.post("/agents/me/quotes", status_code=201, responses=IDEMPOTENCY_RESPONSES)
 def post_my_quote(
     body: QuoteCreate,
     agent: Me,
     session: Db,
     services: Svc,
-    idempotency_key: IdempotencyKey = None,
+    keyed: IdempotencyKey,
 ) -> JSONResponse:
     """Create a quote for the agent's customer (CREATE_QUOTES); the source must be one of the
     customer's accounts."""
@@ -651,13 +650,12 @@ def post_my_quote(
             "POLICY_ACCOUNT_NOT_ALLOWED",
             "The source must be an account of the agent's customer.",
         )
-    status, answer = idempotent(
+    return idempotent(
         session,
-        f"{agent.id} POST /agents/me/quotes",
-        idempotency_key,
+        agent.id,
+        keyed,
         lambda: (201, create_quote(session, agent.id, body, services=services, agent=agent.id)),
     )
-    return JSONResponse(answer, status_code=status)
 
 
 @router.get("/agents/me/quotes/{quoteId}")
@@ -717,26 +715,22 @@ def _submit(
     return action_body(session, action)
 
 
-@router.post("/agents/me/quotes/{quoteId}/execute")
+@router.post("/agents/me/quotes/{quoteId}/execute", responses=IDEMPOTENCY_RESPONSES)
 def execute_my_quote(
     quoteId: QuoteId,
     request: Request,
     agent: Me,
     session: Db,
     services: Svc,
-    idempotency_key: IdempotencyKey = None,
+    keyed: IdempotencyKey,
 ) -> JSONResponse:
     """Submit the execution of the agent's quote (EXECUTE_QUOTES): an AgentAction that is
     APPROVED (executed, transaction populated) or PENDING_APPROVAL, as the policy says."""
     row = _own_quote(session, agent, quoteId)
     stamp = retry_headers(request).stamp
-    status, answer = idempotent(
-        session,
-        f"{agent.id} POST /agents/me/quotes/{quoteId}/execute",
-        idempotency_key,
-        lambda: (200, _submit(session, services, agent, row, stamp)),
+    return idempotent(
+        session, agent.id, keyed, lambda: (200, _submit(session, services, agent, row, stamp))
     )
-    return JSONResponse(answer, status_code=status)
 
 
 # --- the agent's transactions ----------------------------------------------------------------
@@ -903,6 +897,7 @@ def _submit_transfer(
 #: The error answers of the agent's transfers (documented in the OpenAPI document).
 _TRANSFER_ERRORS: dict[int | str, dict[str, Any]] = {
     **error_responses(400, 401, 404),
+    **IDEMPOTENCY_RESPONSES,
     403: {
         "model": ErrorOut,
         "description": "The policy refuses it (permission, account, limit) or the agent is paused.",
@@ -916,18 +911,17 @@ def post_my_transfer_out(
     agent: Me,
     session: Db,
     services: Svc,
-    idempotency_key: IdempotencyKey = None,
+    keyed: IdempotencyKey,
 ) -> JSONResponse:
     """Pay from an internal account of the agent's customer to one of its external accounts
     (same currency; CREATE_TRANSFERS): a TRANSFER_OUT AgentAction, APPROVED (executed) or
     PENDING_APPROVAL as the policy says."""
-    status, answer = idempotent(
+    return idempotent(
         session,
-        f"{agent.id} POST /agents/me/transfer-out",
-        idempotency_key,
+        agent.id,
+        keyed,
         lambda: (201, _submit_transfer(session, services, agent, "TRANSFER_OUT", body)),
     )
-    return JSONResponse(answer, status_code=status)
 
 
 @router.post("/agents/me/transfer-in", status_code=201, responses=_TRANSFER_ERRORS)
@@ -936,15 +930,14 @@ def post_my_transfer_in(
     agent: Me,
     session: Db,
     services: Svc,
-    idempotency_key: IdempotencyKey = None,
+    keyed: IdempotencyKey,
 ) -> JSONResponse:
     """Pull from an external account of the agent's customer into one of its internal accounts
     (same currency; CREATE_TRANSFERS): a TRANSFER_IN AgentAction, APPROVED (executed) or
     PENDING_APPROVAL as the policy says."""
-    status, answer = idempotent(
+    return idempotent(
         session,
-        f"{agent.id} POST /agents/me/transfer-in",
-        idempotency_key,
+        agent.id,
+        keyed,
         lambda: (201, _submit_transfer(session, services, agent, "TRANSFER_IN", body)),
     )
-    return JSONResponse(answer, status_code=status)

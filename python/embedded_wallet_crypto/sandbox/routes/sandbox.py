@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .._auth import require_platform
+from .._balances import credit, limit_exceeded, require_room
 from .._db import Database, get_session
 from .._errors import ApiError, error_responses
 from .._models import Customer, InternalAccount
@@ -22,14 +23,9 @@ from .._payment_tables import MAX_LOCKED_AMOUNT, SETTLE_SECONDS, Step
 from .._platform_config import check_amount, load_config
 from .._quotes import find_quote, fund_quote
 from .._services import Services, get_services
-from .._transactions import (
-    APPROVAL_TIMEOUT_SECONDS,
-    credit,
-    new_transaction,
-    transaction_body,
-    worker_lifespan,
-)
+from .._transactions import APPROVAL_TIMEOUT_SECONDS, new_transaction, transaction_body
 from .._webhooks import public_key_pem
+from .._worker import worker_lifespan
 from .customers import account_body
 
 __all__ = ["router"]
@@ -82,14 +78,15 @@ class UmaReceiveBody(BaseModel):
 def fund(
     accountId: Annotated[str, Path(max_length=200)], body: FundBody, platform: Platform, db: Db
 ) -> dict[str, Any]:
-    """Add ``amount`` (smallest units) to an internal account at once."""
+    """Add ``amount`` (smallest units) to an internal account at once; 400
+    BALANCE_LIMIT_EXCEEDED if its balance would pass the ceiling (decided by the credit's own
+    conditional update, so concurrent funds never pass it)."""
     del platform
     account = db.get(InternalAccount, accountId)
     if account is None:
         raise ApiError(404, "NOT_FOUND", "No internal account has this id.")
-    if account.balance + body.amount > MAX_LOCKED_AMOUNT:
-        raise ApiError(400, "AMOUNT_TOO_LARGE", "The balance would exceed the sandbox's limit.")
-    credit(db, account.id, body.amount)
+    if not credit(db, account.id, body.amount):
+        raise limit_exceeded()
     db.commit()
     db.refresh(account)
     return account_body(account)
@@ -147,6 +144,7 @@ def uma_receive(body: UmaReceiveBody, platform: Platform, db: Db, services: Svc)
         ).first()
         if account is None:
             raise ApiError(400, "UNSUPPORTED_CURRENCY", f"The customer holds no {code} account.")
+        require_room(db, account.id, body.receivingCurrencyAmount)
         destination_id, internal = account.id, True
     approval = bool(load_config(db).webhook_endpoint)
     if approval:

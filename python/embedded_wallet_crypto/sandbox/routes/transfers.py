@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from .._auth import require_platform
 from .._db import get_session
 from .._errors import error_responses
-from .._quotes import idempotent
+from .._idempotency import IDEMPOTENCY_RESPONSES, IdempotencyKey, idempotent
 from .._services import Services, get_services
 from .._transfers import TransferIn, TransferOut, transfer_in, transfer_out
 
@@ -22,40 +22,31 @@ router = APIRouter(tags=["Same-currency transfers"], responses=error_responses(4
 Platform = Annotated[str, Depends(require_platform)]
 Db = Annotated[Session, Depends(get_session)]
 Svc = Annotated[Services, Depends(get_services)]
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 
 
-@router.post("/transfer-in", status_code=201)
+@router.post("/transfer-in", status_code=201, responses=IDEMPOTENCY_RESPONSES)
 def post_transfer_in(
     body: TransferIn,
     platform: Platform,
     db: Db,
     services: Svc,
-    idempotency_key: IdempotencyKey = None,
+    keyed: IdempotencyKey,
 ) -> JSONResponse:
     """Pull from an external account into an internal account of the same currency."""
-    status, answer = idempotent(
-        db,
-        f"{platform} POST /transfer-in",
-        idempotency_key,
-        lambda: (201, transfer_in(db, platform, body, services=services)),
+    return idempotent(
+        db, platform, keyed, lambda: (201, transfer_in(db, platform, body, services=services))
     )
-    return JSONResponse(answer, status_code=status)
 
 
-@router.post("/transfer-out", status_code=201)
+@router.post("/transfer-out", status_code=201, responses=IDEMPOTENCY_RESPONSES)
 def post_transfer_out(
     body: TransferOut,
     platform: Platform,
     db: Db,
     services: Svc,
-    idempotency_key: IdempotencyKey = None,
+    keyed: IdempotencyKey,
 ) -> JSONResponse:
     """Pay from an internal account to an external account of the same currency."""
-    status, answer = idempotent(
-        db,
-        f"{platform} POST /transfer-out",
-        idempotency_key,
-        lambda: (201, transfer_out(db, platform, body, services=services)),
+    return idempotent(
+        db, platform, keyed, lambda: (201, transfer_out(db, platform, body, services=services))
     )
-    return JSONResponse(answer, status_code=status)

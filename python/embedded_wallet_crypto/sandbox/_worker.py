@@ -1,0 +1,195 @@
+"""The background payment worker: every tick it applies the due steps of transactions, delivers
+due webhooks, and (now and then) forgets expired idempotency keys.
+
+Each transaction is settled in a database transaction of its own, and a failure stays with the
+transaction that caused it: one whose settlement raises (a fault of the service or of its
+stored data, never of a client) is marked FAILED with ``SETTLEMENT_FAILED`` in another
+transaction, its internal source refunded, and the worker goes on with the others. A database
+that is busy or unreachable (``OperationalError``) fails nothing: the step is retried at the
+next tick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from sqlalchemy import select, update
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from ._clock import Clock
+from ._db import Database, lock
+from ._idempotency import purge_expired
+from ._models_payments import TransactionRow, WebhookDelivery
+from ._transactions import INCOMING_PAYMENT, apply_approval, apply_due, fail_now
+from ._webhooks import deliver_due
+
+__all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "worker_lifespan"]
+
+logger = logging.getLogger("embedded_wallet_crypto.sandbox")
+
+#: How often the worker looks for due steps and deliveries (real seconds).
+TICK_SECONDS = 0.1
+#: How often each process forgets expired idempotency keys (real seconds).
+PURGE_SECONDS = 60.0
+#: The failure reason of a transaction whose settlement raised.
+SETTLEMENT_FAILED = "SETTLEMENT_FAILED"
+#: How many due transactions one tick takes.
+BATCH = 50
+
+
+def _advance(database: Database, transaction_id: str, version: int, now: float) -> bool:
+    """Apply the due steps of one transaction in a database transaction of its own; False if
+    another process took it first or nothing was due."""
+    with database.sessions() as session:
+        if not _take(session, transaction_id, version):
+            session.rollback()
+            return False  # another process took it
+        row = session.get(TransactionRow, transaction_id)
+        if row is None:  # pragma: no cover - the update above found it
+            return False
+        moved = apply_due(session, row, now)
+        session.commit()
+        return moved
+
+
+def _fail_unsettled(database: Database, transaction_id: str) -> None:
+    """Mark a transaction whose settlement raised FAILED (``SETTLEMENT_FAILED``), in a
+    transaction of its own: as a failed payment (its internal source refunded, its webhook
+    event queued) if that can be done, else bare (status, reason, no further steps)."""
+    try:
+        with database.sessions() as session:
+            row = session.get(TransactionRow, transaction_id)
+            if row is None or row.next_at is None or not _take(session, row.id, row.version):
+                return  # gone, finished meanwhile, or another process is on it
+            fail_now(session, row, SETTLEMENT_FAILED, refund=True)
+            session.commit()
+            return
+    except Exception:
+        logger.exception(
+            "could not fail transaction %s as a payment; failing it bare", transaction_id
+        )
+    try:
+        with database.sessions() as session:
+            session.execute(
+                update(TransactionRow)
+                .where(TransactionRow.id == transaction_id)
+                .where(TransactionRow.next_at.is_not(None))
+                .values(
+                    status="FAILED",
+                    failure_reason=SETTLEMENT_FAILED,
+                    schedule=[],
+                    next_at=None,
+                    version=TransactionRow.version + 1,
+                    updated_at=Clock.now(),
+                )
+            )
+            session.commit()
+    except Exception:
+        logger.exception("could not mark transaction %s FAILED", transaction_id)
+
+
+def _take(session: Session, transaction_id: str, version: int) -> bool:
+    """Claim the transaction at ``version`` (the version column makes each change apply once,
+    across processes); False if another change came first."""
+    taken = session.execute(
+        update(TransactionRow)
+        .where(TransactionRow.id == transaction_id)
+        .where(TransactionRow.version == version)
+        .values(version=version + 1)
+    )
+    return getattr(taken, "rowcount", 0) == 1
+
+
+def advance_due(database: Database) -> int:
+    """Apply every due step of every transaction; returns how many transactions moved."""
+    now = Clock.time()
+    moved = 0
+    with database.sessions() as session:
+        due = list(
+            session.execute(
+                select(TransactionRow.id, TransactionRow.version)
+                .where(TransactionRow.next_at <= now)
+                .order_by(TransactionRow.next_at)
+                .limit(BATCH)
+            ).all()
+        )
+    for transaction_id, version in due:
+        try:
+            moved += _advance(database, transaction_id, version, now)
+        except OperationalError:
+            logger.warning("database busy settling %s; retried at the next tick", transaction_id)
+        except Exception:
+            logger.exception("settling transaction %s failed; it is marked FAILED", transaction_id)
+            _fail_unsettled(database, transaction_id)
+    return moved
+
+
+def _delivery_result(
+    session: Session, delivery: WebhookDelivery, state: str, status: int | None
+) -> None:
+    """An approval request's answer: 200 approves, 202 holds (until the approve call or the
+    timeout), a failed delivery fails the payment (PAYMENT_APPROVAL_WEBHOOK_ERROR)."""
+    if delivery.transaction_id is None or delivery.event_type != INCOMING_PAYMENT:
+        return
+    row = session.get(TransactionRow, delivery.transaction_id)
+    if row is None:
+        return
+    lock(session, row)  # against a concurrent POST /transactions/{id}/approve
+    if row.status != "PENDING" or not row.extra.get("awaitingApproval"):
+        return
+    if row.extra.get("approvalEvent") != delivery.id:
+        return
+    extra = dict(row.extra)
+    extra["awaitingApproval"] = status == 202
+    row.extra = extra
+    if state == "FAILED":
+        apply_approval(session, row, False, "PAYMENT_APPROVAL_WEBHOOK_ERROR")
+    elif status != 202:
+        apply_approval(session, row, True, None)
+
+
+class _Ticker:
+    """One process's worker state: when it last forgot expired idempotency keys."""
+
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self.purged_at = 0.0
+
+    def tick(self) -> None:
+        advance_due(self.database)
+        deliver_due(self.database, self.clock, _delivery_result)
+        if time.monotonic() - self.purged_at >= PURGE_SECONDS:
+            self.purged_at = time.monotonic()
+            purge_expired(self.database)
+
+
+@asynccontextmanager
+async def worker_lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The background task: due steps and due webhook deliveries, every tick."""
+    ticker = _Ticker(app.state.database, app.state.services.clock)
+    stopping = asyncio.Event()
+
+    async def run() -> None:
+        while not stopping.is_set():
+            try:
+                await asyncio.to_thread(ticker.tick)
+            except Exception:  # a bug or a database hiccup: log it, keep the service up
+                logger.exception("background payment worker")
+            try:
+                await asyncio.wait_for(stopping.wait(), TICK_SECONDS)
+            except asyncio.TimeoutError:
+                pass
+
+    task = asyncio.create_task(run())
+    try:
+        yield
+    finally:
+        stopping.set()
+        await task
