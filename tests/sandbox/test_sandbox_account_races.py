@@ -6,6 +6,8 @@ processes on one database, each request of a race sent to either process:
 - an account keeps at least one credential (two credentials revoking each other at once: one
   is revoked, the other revoke is refused LAST_CREDENTIAL), so no unsigned credential can be
   added afterwards;
+- a session that was revoked no longer signs, also when the revoke commits while a retry it
+  signed is being decided (two sessions revoking each other at once: one is revoked);
 - of concurrent executions of one agent quote, exactly one leaves an AgentAction (the others
   are refused with a stable code and leave nothing behind).
 
@@ -163,6 +165,40 @@ def test_two_credentials_revoking_each_other_leave_one(
         f"{len(emptied)} of {ROUNDS} accounts were left with no credential, "
         f"and {len(unsigned)} unsigned credentials were added to them"
     )
+
+
+def test_two_sessions_revoking_each_other_leave_one(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    """Two sessions, each revoked by a retry signed by the other, both retries at once through
+    the two processes: one is revoked (204); the other retry's signing session has ended, so it
+    is refused 401 as it would be a moment later, and the account keeps one session."""
+    both_revoked = []
+    for _ in range(ROUNDS):
+        wallet = Wallet(clients[0], pair[0])
+        passkey = wallet.add("PASSKEY")
+        both = [wallet.login(passkey) for _ in range(2)]
+        retries = []
+        for (target, _), (_, signer) in zip(both, reversed(both), strict=True):
+            path = f"/auth/sessions/{target['id']}"
+            first = clients[0].request("DELETE", path)
+            assert first.status_code == 202, first.text
+            challenge = first.json()
+            retries.append((path, challenge, ewc.create_stamp(challenge["payloadToSign"], signer)))
+        answers = race(
+            [
+                lambda c=c, r=r: c.retry("DELETE", r[0], None, r[1], r[2])
+                for c, r in zip(clients, retries, strict=True)
+            ]
+        )
+        listed = clients[1].get("/auth/sessions", params={"accountId": wallet.account_id})
+        if not listed.json()["data"]:
+            both_revoked.append([r.status_code for r in answers])
+            continue
+        assert sorted(r.status_code for r in answers) == [204, 401], [r.text for r in answers]
+        lost = next(r.json() for r in answers if r.status_code == 401)
+        assert lost["reason"] == "Invalid Service-Wallet-Signature", lost
+    assert not both_revoked, f"{len(both_revoked)} of {ROUNDS} rounds revoked both sessions"
 
 
 # --- agent submissions -----------------------------------------------------------------------
