@@ -95,6 +95,16 @@ class SandboxClient:
         )
 
 
+#: The reason of the 401 to a retry whose request id was used (the library's, kept as it is).
+REQUEST_ID_USED = "the request id has already been used"
+
+
+def assert_request_id_used(response: httpx.Response) -> None:
+    """The retry was refused because its request id was used, and for no other reason."""
+    assert response.status_code == 401, response.text
+    assert response.json() == {"status": 401, "code": "UNAUTHORIZED", "reason": REQUEST_ID_USED}
+
+
 def session_key(session: dict[str, Any], client_key: ewc.KeyPair) -> ewc.KeyPair:
     """The session signing key: opened from ``encryptedSessionSigningKey`` when the session was
     requested with an uncompressed key; the client's own key otherwise."""

@@ -9,7 +9,7 @@ from typing import Any
 import embedded_wallet_crypto as ewc
 import pytest
 
-from ._client import SandboxClient
+from ._client import SandboxClient, assert_request_id_used
 from ._flows import Wallet
 from ._server import SandboxServer
 
@@ -91,8 +91,14 @@ def test_a_further_credential_needs_a_signed_retry(wallet: Wallet, first_kind: s
     _error(wallet.client.retry("POST", "/auth/credentials", changed, challenge, stamp), 401)
     created = wallet.client.retry("POST", "/auth/credentials", body, challenge, stamp)
     assert created.status_code == 201, created.text
-    replay = wallet.client.retry("POST", "/auth/credentials", body, challenge, stamp)
-    assert replay.status_code in (400, 401)  # the type now exists; the id is used either way
+    # Revoked again, the same request with a fresh stamp would add it once more, but for its
+    # request id, which was used.
+    _, revoked = wallet.client.signed_retry(
+        "DELETE", f"/auth/credentials/{created.json()['id']}", key=key
+    )
+    assert revoked.status_code == 204, revoked.text
+    fresh = ewc.create_stamp(challenge["payloadToSign"], key)
+    assert_request_id_used(wallet.client.retry("POST", "/auth/credentials", body, challenge, fresh))
     # The third type, signed with the Grid-Wallet-Signature header name.
     third_body = wallet.body(others[1])
     header = "Grid-Wallet-Signature"
@@ -101,7 +107,7 @@ def test_a_further_credential_needs_a_signed_retry(wallet: Wallet, first_kind: s
     )
     assert third.status_code == 201, third.text
     listed = wallet.client.get("/auth/credentials", params={"accountId": wallet.account_id})
-    assert sorted(c["type"] for c in listed.json()["data"]) == sorted(KINDS)
+    assert sorted(c["type"] for c in listed.json()["data"]) == sorted([first_kind, others[1]])
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -112,15 +118,18 @@ def test_a_second_credential_of_a_type_is_400(wallet: Wallet, kind: str) -> None
 
 
 def test_a_request_id_is_single_use(wallet: Wallet) -> None:
-    session, key = wallet.first_login("OAUTH")
-    path = f"/auth/sessions/{session['id']}"
-    challenge, first = wallet.client.signed_retry("DELETE", path, key=key)
-    assert first.status_code == 204
-    stamp = ewc.create_stamp(challenge["payloadToSign"], key)
-    # The session is gone, so revoke another one with the same request id: refused.
-    other, _ = wallet.login(_credential(wallet, "OAUTH"))
-    replay = wallet.client.retry("DELETE", f"/auth/sessions/{other['id']}", None, challenge, stamp)
-    _error(replay, 401, "UNAUTHORIZED")
+    """The same retry again, with a fresh stamp by the same session, is refused for its used
+    request id alone: the request (an export, which changes nothing) is accepted again under a
+    new request id."""
+    _, key = wallet.first_login("OAUTH")
+    path = f"/internal-accounts/{wallet.account_id}/export"
+    body = {"clientPublicKey": ewc.KeyPair.generate().public_key_hex()}
+    challenge, first = wallet.client.signed_retry("POST", path, body, key=key)
+    assert first.status_code == 200, first.text
+    fresh = ewc.create_stamp(challenge["payloadToSign"], key)
+    assert_request_id_used(wallet.client.retry("POST", path, body, challenge, fresh))
+    _, again = wallet.client.signed_retry("POST", path, body, key=key)
+    assert again.status_code == 200, again.text
 
 
 def test_a_request_id_answers_only_the_request_it_was_issued_for(wallet: Wallet) -> None:

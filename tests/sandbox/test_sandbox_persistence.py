@@ -12,11 +12,12 @@ from pathlib import Path
 import embedded_wallet_crypto as ewc
 import pytest
 
-from ._client import SandboxClient
+from ._client import SandboxClient, assert_request_id_used
 from ._flows import Wallet
 from ._identity import oidc_arguments
 from ._server import SandboxServer
 from .conftest import postgres_database
+from .test_sandbox_backends import race
 
 
 @pytest.fixture
@@ -50,10 +51,12 @@ def test_a_restart_keeps_state_and_used_request_ids(first: SandboxServer) -> Non
     session, key = wallet.login(oauth)
     passkey = wallet.add("PASSKEY", signer=key)
     other, _ = wallet.login(oauth, compressed=True)
-    used, revoked = client.signed_retry("DELETE", f"/auth/sessions/{other['id']}", key=key)
+    _, revoked = client.signed_retry("DELETE", f"/auth/sessions/{other['id']}", key=key)
     assert revoked.status_code == 204
-    used_stamp = ewc.create_stamp(used["payloadToSign"], key)
     export_path = f"/internal-accounts/{wallet.account_id}/export"
+    used_body = {"clientPublicKey": ewc.KeyPair.generate().public_key_hex()}
+    used, exported = client.signed_retry("POST", export_path, used_body, key=key)
+    assert exported.status_code == 200, exported.text
     export_key = ewc.KeyPair.generate()
     export_body = {"clientPublicKey": export_key.public_key_hex()}
     outstanding = client.post(export_path, export_body).json()
@@ -76,10 +79,9 @@ def test_a_restart_keeps_state_and_used_request_ids(first: SandboxServer) -> Non
     assert [c["id"] for c in credentials["data"]] == [oauth["id"], passkey["id"]]
     sessions = client.get("/auth/sessions", params={"accountId": wallet.account_id}).json()
     assert [s["id"] for s in sessions["data"]] == [session["id"]]
-    # No replay after the restart.
-    third, _ = wallet.login(passkey)
-    replay = client.retry("DELETE", f"/auth/sessions/{third['id']}", None, used, used_stamp)
-    assert replay.status_code == 401
+    # No replay after the restart: the same export, stamped afresh, is refused for its id.
+    fresh = ewc.create_stamp(used["payloadToSign"], key)
+    assert_request_id_used(client.retry("POST", export_path, used_body, used, fresh))
     # The session made before the restart still signs; the outstanding challenge still stands.
     stamp = ewc.create_stamp(outstanding["payloadToSign"], key)
     exported = client.retry("POST", export_path, export_body, outstanding, stamp)
@@ -124,23 +126,26 @@ def test_two_processes_share_single_use_and_rate_limits(
     )
     assert session.status_code == 200, session.text
     signing_key = ewc.open_session_key(session.json()["encryptedSessionSigningKey"], key)
-    # A request id issued by one, claimed on two, is refused on one.
-    path = f"/auth/sessions/{session.json()['id']}"
-    challenge = a.request("DELETE", path).json()
+    # A request id issued by one and claimed on two is refused on one: the same export again,
+    # stamped afresh.
+    path = f"/internal-accounts/{wallet.account_id}/export"
+    body = {"clientPublicKey": ewc.KeyPair.generate().public_key_hex()}
+    challenge = a.post(path, body).json()
     stamp = ewc.create_stamp(challenge["payloadToSign"], signing_key)
-    assert b.retry("DELETE", path, None, challenge, stamp).status_code == 204
-    replay = a.retry("DELETE", path, None, challenge, stamp)
-    assert replay.status_code in (401, 404)  # the session is gone too; the id is used
-    wallet2 = Wallet(a, one)
-    oauth = wallet2.add("OAUTH")
-    s1, k1 = wallet2.login(oauth)
-    s2, _ = wallet2.login(oauth)
-    challenge = a.request("DELETE", f"/auth/sessions/{s2['id']}").json()
-    stamp = ewc.create_stamp(challenge["payloadToSign"], k1)
-    assert (
-        b.retry("DELETE", f"/auth/sessions/{s2['id']}", None, challenge, stamp).status_code == 204
-    )
-    again = a.retry("DELETE", f"/auth/sessions/{s1['id']}", None, challenge, stamp)
-    assert again.status_code == 401
+    assert b.retry("POST", path, body, challenge, stamp).status_code == 200
+    fresh = ewc.create_stamp(challenge["payloadToSign"], signing_key)
+    assert_request_id_used(a.retry("POST", path, body, challenge, fresh))
+    # The same retry on both at the same moment: one is accepted, the other refused for its id.
+    for _ in range(5):
+        issued = a.post(path, body).json()
+        stamps = [ewc.create_stamp(issued["payloadToSign"], signing_key) for _ in (a, b)]
+        answers = race(
+            [
+                lambda c=c, s=s, i=issued: c.retry("POST", path, body, i, s)
+                for c, s in zip((a, b), stamps, strict=True)
+            ]
+        )
+        assert sorted(r.status_code for r in answers) == [200, 401], [r.text for r in answers]
+        assert_request_id_used(next(r for r in answers if r.status_code == 401))
     a.close()
     b.close()

@@ -1,5 +1,11 @@
 """What the credential, session and export routes share: the embedded-wallet account, the
-response bodies, sessions (both key flows) and the signed-retry steps."""
+response bodies, sessions (both key flows) and the signed-retry steps.
+
+A change that a rule of the account must allow (the first credential unsigned, every later one
+signed; at least one credential kept; only active sessions sign) is decided under the
+account's row lock (:func:`lock_account`), in the transaction that commits the change, after
+the signed retry was verified: the request id is claimed in the store, outside that
+transaction, so the checks made before the claim are made again under the lock."""
 
 from __future__ import annotations
 
@@ -15,7 +21,8 @@ from ..keys import KeyPair, compress_public_key, parse_public_key
 from ..session import seal_session_key
 from ..signed_retry import Operation, VerifiedRetry
 from ._clock import iso
-from ._errors import ApiError
+from ._db import lock
+from ._errors import INVALID_SIGNATURE, ApiError
 from ._ids import id_part, new_id
 from ._models import AuthMethod, InternalAccount, WalletSession
 from ._services import SESSION_SECONDS, Services
@@ -23,8 +30,11 @@ from ._services import SESSION_SECONDS, Services
 __all__ = [
     "SIGNATURE_HEADERS",
     "auth_method_body",
+    "credential_ids",
+    "ensure_signer_active",
     "find_wallet",
     "issue_session",
+    "lock_account",
     "retry_headers",
     "session_body",
     "session_keys",
@@ -44,6 +54,38 @@ def find_wallet(session: Session, account_id: str) -> InternalAccount:
     if account is None or account.type != "EMBEDDED_WALLET":
         raise ApiError(404, "NOT_FOUND", "No embedded-wallet account has this id.")
     return account
+
+
+def lock_account(session: Session, account_id: str) -> InternalAccount:
+    """Lock the account's row until the transaction ends: of concurrent changes to one
+    account's credentials and sessions (also from other processes) each decides after the
+    previous one committed. Take it after the signed retry is verified: on SQLite the store
+    shares the database file, and the lock holds the file's write lock."""
+    account = session.get(InternalAccount, account_id)
+    if account is None:
+        raise ApiError(404, "NOT_FOUND", "No embedded-wallet account has this id.")
+    lock(session, account)
+    return account
+
+
+def credential_ids(session: Session, account_id: str) -> dict[str, str]:
+    """The account's credentials as they are now: id -> type."""
+    rows = session.execute(
+        select(AuthMethod.id, AuthMethod.type).where(AuthMethod.account_id == account_id)
+    )
+    return {row.id: row.type for row in rows}
+
+
+def ensure_signer_active(
+    session: Session, services: Services, account_id: str, retry: VerifiedRetry
+) -> None:
+    """Under the account's lock: the session that signed ``retry`` is still active (a revoke
+    of it, or of its credential, may have committed since the retry was verified). Refused
+    as the retry would have been refused had it come a moment later: 401 UNAUTHORIZED."""
+    if retry.session_public_key == "":  # the sandbox stamp names no session
+        return
+    if retry.session_public_key not in session_keys(session, account_id, services.clock.now()):
+        raise ApiError(401, "UNAUTHORIZED", INVALID_SIGNATURE)
 
 
 def find_credential(session: Session, credential_id: str) -> AuthMethod:

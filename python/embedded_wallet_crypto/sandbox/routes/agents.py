@@ -669,6 +669,10 @@ def _submit(
 ) -> dict[str, Any]:
     check_active(agent)
     rules.require_permission(agent.policy, "EXECUTE_QUOTES")
+    # One decision per quote at a time: its row is locked until the action is committed, and
+    # read again, so that of concurrent submissions (also through other processes, or the
+    # platform executing it) the ones after the first are refused here, leaving no action.
+    lock(session, row)
     if row.executed:
         raise ApiError(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
     if _expired(row):

@@ -43,9 +43,12 @@ from .._services import CHALLENGE_SECONDS, Services, get_services
 from .._wallet import (
     CLIENT_PUBLIC_KEY_PATTERN,
     auth_method_body,
+    credential_ids,
+    ensure_signer_active,
     find_credential,
     find_wallet,
     issue_session,
+    lock_account,
     retry_headers,
     signed_step,
 )
@@ -351,8 +354,7 @@ def create_credential(body: CredentialCreate, request: Request, session: Db, ser
     then 201). A second credential of the same type is 400."""
     account = find_wallet(session, body.accountId)
     kind = body.type.value
-    existing = session.scalars(select(AuthMethod).where(AuthMethod.account_id == account.id)).all()
-    if any(c.type == kind for c in existing):
+    if kind in credential_ids(session, account.id).values():
         raise _already(kind)
     new = _check_new(body, account, session, services)
     used = None
@@ -362,18 +364,35 @@ def create_credential(body: CredentialCreate, request: Request, session: Db, ser
         raise ApiError(
             400, "PASSKEY_CHALLENGE_USED", "This registration challenge was already used."
         )
-    if existing:
-        step = signed_step(
-            session,
-            services,
-            request,
-            account_id=account.id,
-            operation=Operation[f"ADD_{kind}_CREDENTIAL"],
-            parameters=new.parameters,
-        )
-        if not isinstance(step, VerifiedRetry):
-            return JSONResponse(step, status_code=202)
-    return _create(session, services, account, kind, new)
+    retry: VerifiedRetry | None = None
+    while True:  # a second pass when a concurrent request created the first credential
+        if retry is None and credential_ids(session, account.id):
+            step = signed_step(
+                session,
+                services,
+                request,
+                account_id=account.id,
+                operation=Operation[f"ADD_{kind}_CREDENTIAL"],
+                parameters=new.parameters,
+            )
+            if not isinstance(step, VerifiedRetry):
+                return JSONResponse(step, status_code=202)
+            retry = step
+        # Decided again under the account's lock, in the transaction that inserts the
+        # credential: only the first credential is created unsigned.
+        lock_account(session, account.id)
+        existing = credential_ids(session, account.id)
+        if kind in existing.values():
+            raise _already(kind)
+        if retry is None and existing:
+            # Not the first credential any more: release the lock, and this request is answered
+            # as a further credential (the challenge; a signed one is verified), since an
+            # account never loses its last credential.
+            session.rollback()
+            continue
+        if retry is not None:
+            ensure_signer_active(session, services, account.id, retry)
+        return _create(session, services, account, kind, new)
 
 
 # --- GET /auth/credentials -------------------------------------------------------------------
@@ -591,10 +610,7 @@ def delete_credential(
     the account; the account keeps at least one credential (400 otherwise). The credential's
     sessions end with it."""
     credential = find_credential(session, credential_id)
-    siblings = session.scalars(
-        select(AuthMethod.id).where(AuthMethod.account_id == credential.account_id)
-    ).all()
-    ensure_credential_remains(list(siblings), credential.id)
+    ensure_credential_remains(list(credential_ids(session, credential.account_id)), credential.id)
     step = signed_step(
         session,
         services,
@@ -606,6 +622,14 @@ def delete_credential(
     )
     if not isinstance(step, VerifiedRetry):
         return JSONResponse(step, status_code=202)
+    # Decided again under the account's lock, in the transaction that deletes the credential:
+    # of two credentials revoking each other at once, the later one finds it is the last.
+    lock_account(session, credential.account_id)
+    remaining = credential_ids(session, credential.account_id)
+    if credential.id not in remaining:
+        raise ApiError(404, "NOT_FOUND", "No credential has this id.")
+    ensure_credential_remains(list(remaining), credential.id)
+    ensure_signer_active(session, services, credential.account_id, step)
     session.execute(
         update(WalletSession)
         .where(WalletSession.auth_method_id == credential.id)

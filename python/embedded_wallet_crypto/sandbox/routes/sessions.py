@@ -15,7 +15,14 @@ from .._db import get_session
 from .._errors import ApiError, error_responses
 from .._models import WalletSession
 from .._services import Services, get_services
-from .._wallet import active_sessions, find_wallet, session_body, signed_step
+from .._wallet import (
+    active_sessions,
+    ensure_signer_active,
+    find_wallet,
+    lock_account,
+    session_body,
+    signed_step,
+)
 from .credentials import SessionOut, SignedRequestChallengeOut
 
 __all__ = ["router"]
@@ -74,6 +81,13 @@ def revoke_session(
     )
     if not isinstance(step, VerifiedRetry):
         return JSONResponse(step, status_code=202)
+    # Decided again under the account's lock: a concurrent revoke (of this session, of the
+    # signing one, or of its credential) may have committed since the retry was verified.
+    lock_account(session, row.account_id)
+    session.refresh(row)
+    if row.revoked:
+        raise ApiError(404, "NOT_FOUND", "No active session has this id.")
+    ensure_signer_active(session, services, row.account_id, step)
     row.revoked = True
     row.updated_at = now
     session.commit()
