@@ -15,6 +15,7 @@ pub mod envelope;
 pub mod error;
 mod field;
 pub mod hpke;
+pub mod json;
 mod key_cache;
 pub mod p256;
 pub mod primitives;
