@@ -24,7 +24,10 @@ fn same_as_aws_lc(bytes: &[u8]) {
     );
     let ours = PublicKey::from_sec1(bytes).ok();
     if !sec1_form {
-        assert!(ours.is_none(), "accepted a form other than 02/03 (33) or 04 (65)");
+        assert!(
+            ours.is_none(),
+            "accepted a form other than 02/03 (33) or 04 (65)"
+        );
         return;
     }
     assert_eq!(
