@@ -106,17 +106,15 @@ fn decode_base64url(stamp: &str) -> Result<Vec<u8>> {
 const NOT_AN_OBJECT: &str =
     "the stamp is not a JSON object with exactly publicKey, scheme and signature strings";
 
-/// The stamp's three string fields, read by the crate's strict JSON reader ([`crate::json`]):
-/// exactly `publicKey`, `scheme` and `signature`, each once, each a string.
-fn read_fields(json: &[u8]) -> Result<[String; 3]> {
+/// The stamp's JSON, read by the crate's strict JSON reader ([`crate::json`]): exactly
+/// `publicKey`, `scheme` and `signature`, each once, each a string.
+fn read_fields(json: &[u8]) -> Result<json::Object> {
     let object = json::read_object(json).map_err(|_| Error::stamp_malformed(NOT_AN_OBJECT))?;
-    let field = |name| object.text(name).map(str::to_owned);
-    match (field("publicKey"), field("scheme"), field("signature")) {
-        (Some(key), Some(scheme), Some(signature)) if object.len() == 3 => {
-            Ok([key, scheme, signature])
-        }
-        _ => Err(Error::stamp_malformed(NOT_AN_OBJECT)),
+    let strings = ["publicKey", "scheme", "signature"];
+    if object.len() != strings.len() || strings.iter().any(|name| object.text(name).is_none()) {
+        return Err(Error::stamp_malformed(NOT_AN_OBJECT));
     }
+    Ok(object)
 }
 
 /// The signer's public key of a stamp, by scheme.
@@ -379,8 +377,10 @@ fn parse_with_key(stamp: &str, schemes: Schemes) -> Result<(Stamp, Checked)> {
     if stamp.is_empty() {
         return Err(Error::stamp_missing());
     }
-    let [public_key, scheme, signature] = read_fields(&decode_base64url(stamp)?)?;
-    let scheme = Scheme::from_name(&scheme)
+    let fields = read_fields(&decode_base64url(stamp)?)?;
+    let field = |name| fields.text(name).unwrap_or_default();
+    let (public_key, scheme, signature) = (field("publicKey"), field("scheme"), field("signature"));
+    let scheme = Scheme::from_name(scheme)
         .ok_or_else(|| Error::stamp_malformed("the stamp's scheme is not a known stamp scheme"))?;
     let key_bytes = hex::decode(public_key)
         .map_err(|_| Error::stamp_malformed("the stamp's publicKey is not hex"))?;
