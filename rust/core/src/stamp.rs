@@ -103,6 +103,15 @@ fn decode_base64url(stamp: &str) -> Result<Vec<u8>> {
         .map_err(|_| Error::stamp_malformed("the stamp is not valid base64url"))
 }
 
+/// Strict hex (either case, even length), as `hex::decode` reads it, but decoded in one pass
+/// into a buffer of the final size (`hex::decode` collects through an iterator, which showed in
+/// the profile of a stamp verification).
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; text.len() / 2];
+    hex::decode_to_slice(text, &mut out).ok()?;
+    Some(out)
+}
+
 const NOT_AN_OBJECT: &str =
     "the stamp is not a JSON object with exactly publicKey, scheme and signature strings";
 
@@ -382,10 +391,10 @@ fn parse_with_key(stamp: &str, schemes: Schemes) -> Result<(Stamp, Checked)> {
     let (public_key, scheme, signature) = (field("publicKey"), field("scheme"), field("signature"));
     let scheme = Scheme::from_name(scheme)
         .ok_or_else(|| Error::stamp_malformed("the stamp's scheme is not a known stamp scheme"))?;
-    let key_bytes = hex::decode(public_key)
-        .map_err(|_| Error::stamp_malformed("the stamp's publicKey is not hex"))?;
-    let signature = hex::decode(signature)
-        .map_err(|_| Error::stamp_malformed("the stamp's signature is not hex"))?;
+    let key_bytes = unhex(public_key)
+        .ok_or_else(|| Error::stamp_malformed("the stamp's publicKey is not hex"))?;
+    let signature = unhex(signature)
+        .ok_or_else(|| Error::stamp_malformed("the stamp's signature is not hex"))?;
     check_form(scheme, &key_bytes, &signature)?;
     if !schemes.contains(scheme) {
         return Err(Error::stamp_scheme_unsupported());
