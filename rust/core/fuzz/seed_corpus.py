@@ -75,6 +75,7 @@ def seeds() -> dict[str, list[bytes]]:
         inputs = case["inputs"]
         if "enc" in inputs and "ciphertext" in inputs:
             out["hpke_open"].append(unhex(inputs["enc"]) + unhex(inputs["ciphertext"]))
+    out["public_key"] += p256_edge_seeds()
     out["envelope"] = envelope_seeds()
     out["secp256k1"] = secp256k1_seeds()
     return out
@@ -109,6 +110,17 @@ def envelope_seeds() -> list[bytes]:
             if isinstance(data, str):
                 out.append(bytes([4]) + unhex(data))
     return out
+
+
+def p256_edge_seeds() -> list[bytes]:
+    """Compressed P-256 keys whose x sits at the field's edges (the public_key target compares
+    each with aws-lc's decoding): 0, 1, 2, p - 1, p - 2, (p - 1) / 2, (p + 1) / 2, 2^255,
+    2^224, 2^256 - p, b, and x >= p (p, p + 1, 2^256 - 1), under both prefixes."""
+    p = 2**256 - 2**224 + 2**192 + 2**96 - 1
+    b = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
+    edges = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, (p + 1) // 2, 2**255, 2**224, 2**256 - p, b]
+    edges += [p, p + 1, 2**256 - 1]
+    return [bytes([prefix]) + x.to_bytes(32, "big") for x in edges for prefix in (2, 3)]
 
 
 def secp256k1_seeds() -> list[bytes]:
