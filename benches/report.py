@@ -144,7 +144,7 @@ STAMP_SCHEME_ROWS: list[Row] = [
         "ours",
         "python-coincurve",
         "speedup",
-        1.0,
+        1.3,
     ),
     Row(
         "secp256k1 stamp verify vs Python (base64+json+cryptography)",

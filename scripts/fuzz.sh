@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the Rust core (cargo-fuzz, one libFuzzer process at a time) and the Python entry points.
-# Every target of rust/core/fuzz (`cargo fuzz list`): base58, public_key, der_signature, stamp,
-# session_key, hpke_open and envelope (export/import/target bundles, OTP bundle, strict JSON).
+# Every target of rust/core/fuzz (`cargo fuzz list`): base58, public_key (P-256 point decoding
+# against aws-lc's), der_signature, stamp, session_key, hpke_open, envelope (export/import/target
+# bundles, OTP bundle, strict JSON) and secp256k1 (libsecp256k1 against aws-lc: keys, verdicts).
 #   scripts/fuzz.sh            # 20 s per Rust target, then the Python harness (CI)
 #   scripts/fuzz.sh 600        # 10 minutes per target, and a longer Python run
 # PYTHON (default .venv/bin/python) runs tests/fuzz/fuzz_entry_points.py; PY_EXAMPLES sets its

@@ -7,6 +7,7 @@ File names are the SHA-1 of the content, as libFuzzer names its own corpus entri
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sys
@@ -38,6 +39,7 @@ def seeds() -> dict[str, list[bytes]]:
             "session_key",
             "hpke_open",
             "envelope",
+            "secp256k1",
         )
     }
     for case in cases("base58check.json"):
@@ -73,7 +75,9 @@ def seeds() -> dict[str, list[bytes]]:
         inputs = case["inputs"]
         if "enc" in inputs and "ciphertext" in inputs:
             out["hpke_open"].append(unhex(inputs["enc"]) + unhex(inputs["ciphertext"]))
+    out["public_key"] += p256_edge_seeds()
     out["envelope"] = envelope_seeds()
+    out["secp256k1"] = secp256k1_seeds()
     return out
 
 
@@ -105,6 +109,42 @@ def envelope_seeds() -> list[bytes]:
                 continue
             if isinstance(data, str):
                 out.append(bytes([4]) + unhex(data))
+    return out
+
+
+def p256_edge_seeds() -> list[bytes]:
+    """Compressed P-256 keys whose x sits at the field's edges (the public_key target compares
+    each with aws-lc's decoding): 0, 1, 2, p - 1, p - 2, (p - 1) / 2, (p + 1) / 2, 2^255,
+    2^224, 2^256 - p, b, and x >= p (p, p + 1, 2^256 - 1), under both prefixes."""
+    p = 2**256 - 2**224 + 2**192 + 2**96 - 1
+    b = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
+    edges = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, (p + 1) // 2, 2**255, 2**224, 2**256 - p, b]
+    edges += [p, p + 1, 2**256 - 1]
+    return [bytes([prefix]) + x.to_bytes(32, "big") for x in edges for prefix in (2, 3)]
+
+
+def secp256k1_seeds() -> list[bytes]:
+    """The secp256k1 target (rust/core/fuzz/fuzz_targets/secp256k1.rs): mode 1 (a scalar, then
+    the message) for the vectors' keys and payloads; mode 0 (a compressed key, then a DER
+    signature over the empty message) for their keys and signatures; and the scalars 1, n - 1."""
+    n = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+    out = [bytes([1]) + (1).to_bytes(32, "big"), bytes([1]) + (n - 1).to_bytes(32, "big") + b"m"]
+    for case in cases("stamp_schemes.json"):
+        inputs = case["inputs"]
+        private = inputs.get("private_key")
+        if isinstance(private, str) and len(unhex(private)) == 32:
+            out.append(bytes([1]) + unhex(private) + unhex(inputs.get("payload", ""))[:64])
+        stamp = inputs.get("stamp")
+        if not isinstance(stamp, str):
+            continue
+        try:
+            fields = json.loads(base64.urlsafe_b64decode(stamp + "=" * (-len(stamp) % 4)))
+        except (ValueError, TypeError):
+            continue
+        if isinstance(fields, dict) and fields.get("scheme") == "SIGNATURE_SCHEME_TK_API_SECP256K1":
+            key, signature = unhex(fields.get("publicKey", "")), unhex(fields.get("signature", ""))
+            if len(key) == 33:
+                out.append(bytes([0]) + key + signature)
     return out
 
 

@@ -1,8 +1,8 @@
 //! embedded-wallet-crypto core: HPKE (RFC 9180), P-256 keys and ECDSA, secp256k1 ECDSA and
 //! Ed25519 (stamp schemes), base58check, session keys, stamps and the signed export/OTP
-//! envelopes, on aws-lc-rs.
+//! envelopes, on aws-lc-rs (secp256k1 on libsecp256k1, through the `secp256k1` crate).
 //!
-//! Pure Rust with no Python in it: the PyO3 crate (`rust/python`) is a thin layer over this one,
+//! Rust with no Python in it: the PyO3 crate (`rust/python`) is a thin layer over this one,
 //! and Rust servers can use it directly. Every fallible function returns [`Error`], whose `code`
 //! is stable (see `vectors/README.md`).
 
@@ -15,6 +15,7 @@ pub mod envelope;
 pub mod error;
 mod field;
 pub mod hpke;
+pub mod json;
 mod key_cache;
 pub mod p256;
 pub mod primitives;

@@ -4,8 +4,7 @@
 //! not the identity) and kept as 65-byte uncompressed SEC1. Private keys live in aws-lc (which
 //! clears key memory on free); the scalar only leaves as a [`Zeroizing`] copy on request.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use aws_lc_rs::agreement::{self, ECDH_P256};
 use aws_lc_rs::encoding::{AsBigEndian, EcPrivateKeyBin};
@@ -19,6 +18,7 @@ use zeroize::Zeroizing;
 use crate::der;
 use crate::error::{Error, Result};
 use crate::field;
+use crate::key_cache::KeyCache;
 
 pub const SCALAR_LEN: usize = 32;
 pub const UNCOMPRESSED_LEN: usize = 65;
@@ -162,30 +162,12 @@ fn decompress(compressed: &[u8]) -> Result<[u8; UNCOMPRESSED_LEN]> {
     Ok(out)
 }
 
-/// How many parsed keys the process keeps; a session key stamps many requests, so verifying
-/// its stamps should not decompress and validate the same point again each time.
-const KEY_CACHE_CAPACITY: usize = 4096;
+static CACHE: KeyCache<VerifyingKey> = KeyCache::new();
 
-type KeyCache = RwLock<HashMap<Box<[u8]>, Arc<VerifyingKey>>>;
-
-fn key_cache() -> &'static KeyCache {
-    static CACHE: OnceLock<KeyCache> = OnceLock::new();
-    CACHE.get_or_init(|| RwLock::new(HashMap::with_capacity(KEY_CACHE_CAPACITY)))
-}
-
-/// [`VerifyingKey::parse`] through a bounded process-wide cache keyed by the SEC1 bytes.
+/// [`VerifyingKey::parse`] through the bounded process-wide cache keyed by the SEC1 bytes (a
+/// session key stamps many requests: its point is decompressed and validated once).
 pub fn cached_verifying_key(bytes: &[u8]) -> Result<Arc<VerifyingKey>> {
-    if let Some(key) = key_cache().read().ok().and_then(|m| m.get(bytes).cloned()) {
-        return Ok(key);
-    }
-    let key = Arc::new(VerifyingKey::parse(bytes)?);
-    if let Ok(mut map) = key_cache().write() {
-        if map.len() >= KEY_CACHE_CAPACITY {
-            map.clear();
-        }
-        map.insert(bytes.into(), Arc::clone(&key));
-    }
-    Ok(key)
+    CACHE.get_or_parse(bytes, VerifyingKey::parse)
 }
 
 /// Verifies a DER ECDSA P-256 / SHA-256 signature with a SEC1 public key (bytes).
@@ -353,105 +335,6 @@ mod tests {
         let compressed = key.public_key().compressed();
         let parsed = PublicKey::from_sec1(&compressed).unwrap();
         assert_eq!(&parsed, key.public_key());
-    }
-
-    /// aws-lc's own decompression (through the SubjectPublicKeyInfo it writes) is the oracle.
-    fn aws_lc_decompress(compressed: &[u8]) -> Option<Vec<u8>> {
-        use aws_lc_rs::encoding::AsDer;
-        let parsed = ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, compressed).ok()?;
-        let spki = parsed.as_der().ok()?;
-        Some(spki.as_ref()[26..].to_vec())
-    }
-
-    #[test]
-    fn decompression_matches_aws_lc() {
-        use aws_lc_rs::rand::{SecureRandom, SystemRandom};
-        let rng = SystemRandom::new();
-        let (mut accepted, mut rejected) = (0, 0);
-        for i in 0..2000 {
-            let mut candidate = [0u8; COMPRESSED_LEN];
-            rng.fill(&mut candidate[1..]).unwrap();
-            candidate[0] = 0x02 | (i & 1) as u8;
-            if i % 4 == 0 {
-                // Real keys: always accepted.
-                candidate = KeyPair::generate().unwrap().public_key().compressed();
-            }
-            if i == 1 {
-                candidate[1..].fill(0xff); // x >= p
-            }
-            let ours = VerifyingKey::parse(&candidate)
-                .ok()
-                .map(|k| k.public.uncompressed.to_vec());
-            assert_eq!(
-                ours,
-                aws_lc_decompress(&candidate),
-                "{}",
-                hex::encode(candidate)
-            );
-            if ours.is_some() {
-                accepted += 1
-            } else {
-                rejected += 1
-            }
-        }
-        assert!(accepted > 500 && rejected > 200, "{accepted} {rejected}");
-    }
-
-    #[test]
-    fn decompression_of_edge_x_matches_aws_lc() {
-        // x at the field's carry boundaries: 0, 1, 2, 3, p - 1, p - 2, p - 3, 2^255, 2^224,
-        // R mod p, and all-ones limbs below p; each with both parities.
-        let edges = [
-            "0000000000000000000000000000000000000000000000000000000000000000",
-            "0000000000000000000000000000000000000000000000000000000000000001",
-            "0000000000000000000000000000000000000000000000000000000000000002",
-            "0000000000000000000000000000000000000000000000000000000000000003",
-            "ffffffff00000001000000000000000000000000fffffffffffffffffffffffe",
-            "ffffffff00000001000000000000000000000000fffffffffffffffffffffffd",
-            "ffffffff00000001000000000000000000000000fffffffffffffffffffffffc",
-            "8000000000000000000000000000000000000000000000000000000000000000",
-            "0000000100000000000000000000000000000000000000000000000000000000",
-            "00000000fffffffeffffffffffffffffffffffff000000000000000000000001",
-            "ffffffff00000000ffffffffffffffffffffffffffffffffffffffffffffffff",
-        ];
-        let mut accepted = 0;
-        for x in edges {
-            for prefix in [0x02u8, 0x03] {
-                let mut candidate = vec![prefix];
-                candidate.extend(hex::decode(x).unwrap());
-                let ours = VerifyingKey::parse(&candidate)
-                    .ok()
-                    .map(|k| k.public.uncompressed.to_vec());
-                assert_eq!(ours, aws_lc_decompress(&candidate), "{x}");
-                accepted += usize::from(ours.is_some());
-            }
-        }
-        assert!(accepted >= 6, "{accepted}");
-    }
-
-    #[test]
-    fn uncompressed_validation_matches_aws_lc() {
-        use aws_lc_rs::rand::{SecureRandom, SystemRandom};
-        let rng = SystemRandom::new();
-        let (mut accepted, mut rejected) = (0, 0);
-        for i in 0..3000 {
-            let mut point = *KeyPair::generate().unwrap().public_key().uncompressed();
-            match i % 5 {
-                0 => {}
-                1 => point[64] ^= 1 << (i % 8), // y off by a bit
-                2 => rng.fill(&mut point[1..]).unwrap(), // random coordinates
-                3 => point[1..33].fill(0xff),   // x >= p
-                _ => point[33..].fill(0xff),    // y >= p
-            }
-            let ours = PublicKey::from_sec1(&point).is_ok();
-            assert_eq!(ours, aws_lc_parse(&point).is_ok(), "{}", hex::encode(point));
-            if ours {
-                accepted += 1
-            } else {
-                rejected += 1
-            }
-        }
-        assert!(accepted >= 600 && rejected >= 1800, "{accepted} {rejected}");
     }
 
     #[test]

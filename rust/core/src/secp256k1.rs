@@ -1,63 +1,40 @@
-//! secp256k1 keys and ECDSA secp256k1 / SHA-256 on aws-lc-rs (formats.md section 15).
+//! secp256k1 keys and ECDSA secp256k1 / SHA-256 on libsecp256k1, through the `secp256k1` crate
+//! (formats.md section 15).
 //!
-//! Public keys are validated by aws-lc (on the curve, not the identity) and kept in their
-//! 33-byte compressed SEC1 form, the form a stamp carries. Private keys live in aws-lc (which
-//! clears key memory on free); the scalar only leaves as a [`Zeroizing`] copy on request.
+//! aws-lc has no dedicated secp256k1 code (it runs the curve on its generic prime-curve
+//! arithmetic, about five times slower than libsecp256k1), so signing, verification and key
+//! parsing go to libsecp256k1, Bitcoin Core's library; aws-lc stays the oracle the differential
+//! tests compare with (`tests/secp256k1_differential.rs`, and Wycheproof through both).
+//!
+//! The behaviour is the one the stamp contract fixes, whatever the backend:
+//! - a signature is strict DER, checked by [`der::parse_signature`] before anything else (a
+//!   malformed one is `INVALID_SIGNATURE_ENCODING`); r and s are then read as fixed-width
+//!   scalars, and one out of [1, n-1] (wider than 32 bytes, zero, n or more) is a well-formed
+//!   signature that does not verify (`Ok(false)`);
+//! - high-S verifies as well as low-S: libsecp256k1 accepts low-S only, so s is normalized to
+//!   `min(s, n - s)` first, which is the same verdict (both forms of s verify under ECDSA);
+//! - public keys are 33-byte 02/03 or 65-byte 04 SEC1 points on the curve, kept compressed;
+//!   a 65-byte hybrid form (06/07), which libsecp256k1 would read, is refused by prefix first.
+//!
+//! Signatures made here are RFC 6979 (deterministic) and low-S, as libsecp256k1 makes them. The
+//! private scalar lives in libsecp256k1's `SecretKey`, erased when the key pair is dropped; the
+//! scalar only leaves as a [`Zeroizing`] copy on request.
 
 use std::sync::Arc;
 
-use aws_lc_rs::encoding::{AsBigEndian, EcPrivateKeyBin};
-use aws_lc_rs::rand::SystemRandom;
-use aws_lc_rs::signature::{
-    EcdsaKeyPair, KeyPair as _, ParsedPublicKey, ECDSA_P256K1_SHA256_ASN1,
-    ECDSA_P256K1_SHA256_ASN1_SIGNING,
-};
-use subtle::{Choice, ConstantTimeEq};
+use aws_lc_rs::rand::{SecureRandom, SystemRandom};
+use secp256k1::ecdsa::{self, Signature};
+use secp256k1::{Message, SecretKey};
 use zeroize::Zeroizing;
 
 use crate::der;
 use crate::error::{Error, Result};
 use crate::key_cache::KeyCache;
+use crate::primitives::sha256;
 
 pub const SCALAR_LEN: usize = 32;
 pub const COMPRESSED_LEN: usize = 33;
 pub const UNCOMPRESSED_LEN: usize = 65;
-
-/// The order n of the secp256k1 base point, big-endian (SEC 2, section 2.4.1).
-const ORDER: [u8; SCALAR_LEN] = [
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
-    0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
-];
-
-/// The RFC 5915 `ECPrivateKey` around a scalar, without the optional public key: version 1,
-/// the 32-byte key, then `[0] OID secp256k1` (1.3.132.0.10). aws-lc computes the public key.
-const RFC5915_PREFIX: [u8; 7] = [0x30, 0x2e, 0x02, 0x01, 0x01, 0x04, 0x20];
-const RFC5915_SUFFIX: [u8; 9] = [0xa0, 0x07, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x0a];
-
-/// True when the big-endian `scalar` is in [1, n-1], in constant time.
-fn scalar_in_range(scalar: &[u8; SCALAR_LEN]) -> Choice {
-    let mut borrow: u16 = 0;
-    for (d, n) in scalar.iter().rev().zip(ORDER.iter().rev()) {
-        let diff = u16::from(*d)
-            .wrapping_sub(u16::from(*n))
-            .wrapping_sub(borrow);
-        borrow = (diff >> 8) & 1;
-    }
-    let below_order = Choice::from(borrow as u8);
-    let is_zero = scalar.ct_eq(&[0u8; SCALAR_LEN]);
-    below_order & !is_zero
-}
-
-/// SEC1 compressed form of a 65-byte uncompressed point: 02 or 03 by the parity of y, then x.
-fn compress(uncompressed: &[u8]) -> Result<[u8; COMPRESSED_LEN]> {
-    if uncompressed.len() != UNCOMPRESSED_LEN || uncompressed[0] != 0x04 {
-        return Err(Error::internal());
-    }
-    let mut out = [0u8; COMPRESSED_LEN];
-    out[0] = 0x02 | (uncompressed[UNCOMPRESSED_LEN - 1] & 1);
-    out[1..].copy_from_slice(&uncompressed[1..COMPRESSED_LEN]);
-    Ok(out)
-}
 
 /// A validated secp256k1 public key, kept compressed.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -80,12 +57,30 @@ impl PublicKey {
     pub fn compressed(&self) -> &[u8; COMPRESSED_LEN] {
         &self.compressed
     }
+
+    fn from_point(point: &secp256k1::PublicKey) -> Self {
+        Self {
+            compressed: point.serialize(),
+        }
+    }
 }
 
-/// A public key parsed once for ECDSA verification (aws-lc's EC_KEY), with its compressed form.
+/// A public key parsed once for ECDSA verification (libsecp256k1's point), with its compressed
+/// form.
 pub struct VerifyingKey {
-    parsed: ParsedPublicKey,
+    point: secp256k1::PublicKey,
     public: PublicKey,
+}
+
+/// The verdict on fixed-width r || s: an r or s out of [1, n-1] does not verify; high-S is
+/// normalized to low-S first (the same verdict under ECDSA), since libsecp256k1 takes low-S only.
+fn verify_compact(point: &secp256k1::PublicKey, message: &[u8], compact: &[u8; 64]) -> bool {
+    // from_compact refuses r or s >= n; libsecp256k1's verify refuses r or s = 0.
+    let Ok(mut signature) = Signature::from_compact(compact) else {
+        return false;
+    };
+    signature.normalize_s();
+    ecdsa::verify(&signature, Message::from_digest(sha256(message)), point).is_ok()
 }
 
 impl VerifyingKey {
@@ -106,16 +101,10 @@ impl VerifyingKey {
                 ))
             }
         }
-        let parsed = ParsedPublicKey::new(&ECDSA_P256K1_SHA256_ASN1, bytes)
-            .map_err(|_| Error::invalid_point())?;
-        let compressed = if bytes.len() == COMPRESSED_LEN {
-            bytes.try_into().map_err(|_| Error::internal())?
-        } else {
-            compress(bytes)?
-        };
+        let point = secp256k1::PublicKey::from_slice(bytes).map_err(|_| Error::invalid_point())?;
         Ok(Self {
-            parsed,
-            public: PublicKey { compressed },
+            point,
+            public: PublicKey::from_point(&point),
         })
     }
 
@@ -126,14 +115,22 @@ impl VerifyingKey {
     /// Verifies a strict-DER signature over `message` (SHA-256 inside). A malformed encoding is
     /// an error; a well-formed signature that does not verify is `Ok(false)`. High-S verifies.
     pub fn verify_der(&self, message: &[u8], signature: &[u8]) -> Result<bool> {
-        der::parse_signature(signature)?;
-        Ok(self.parsed.verify_sig(message, signature).is_ok())
+        let (r, s) = der::parse_signature(signature)?;
+        if r.len() > SCALAR_LEN || s.len() > SCALAR_LEN {
+            return Ok(false); // at least 2^256: not below n
+        }
+        let mut compact = [0u8; 2 * SCALAR_LEN];
+        compact[SCALAR_LEN - r.len()..SCALAR_LEN].copy_from_slice(r);
+        compact[2 * SCALAR_LEN - s.len()..].copy_from_slice(s);
+        Ok(verify_compact(&self.point, message, &compact))
     }
 
-    /// Verifies a fixed-width r || s signature (64 bytes).
+    /// Verifies a fixed-width r || s signature (64 bytes; another length is an encoding error).
     pub fn verify_p1363(&self, message: &[u8], signature: &[u8]) -> Result<bool> {
-        let der = der::p1363_to_der(signature)?;
-        Ok(self.parsed.verify_sig(message, &der).is_ok())
+        let compact: &[u8; 2 * SCALAR_LEN] = signature.try_into().map_err(|_| {
+            Error::signature_encoding("a P1363 signature must be 64 bytes (r || s)")
+        })?;
+        Ok(verify_compact(&self.point, message, compact))
     }
 }
 
@@ -149,9 +146,18 @@ pub fn verify_signature(public_key: &[u8], message: &[u8], signature_der: &[u8])
     cached_verifying_key(public_key)?.verify_der(message, signature_der)
 }
 
+/// The scalar, erased (best effort: libsecp256k1's `SecretKey` is `Copy`) when dropped.
+struct Secret(SecretKey);
+
+impl Drop for Secret {
+    fn drop(&mut self) {
+        self.0.non_secure_erase();
+    }
+}
+
 /// A secp256k1 private key with its public key, for ECDSA / SHA-256.
 pub struct KeyPair {
-    signing: EcdsaKeyPair,
+    secret: Secret,
     public: PublicKey,
 }
 
@@ -166,11 +172,18 @@ impl core::fmt::Debug for KeyPair {
 }
 
 impl KeyPair {
-    /// A fresh key from the system CSPRNG.
+    /// A fresh key from the system CSPRNG (aws-lc's): 32 random bytes, drawn again in the
+    /// negligible case that they are 0 or not below n.
     pub fn generate() -> Result<Self> {
-        let signing = EcdsaKeyPair::generate(&ECDSA_P256K1_SHA256_ASN1_SIGNING)
-            .map_err(|_| Error::internal())?;
-        Self::from_signing(signing)
+        let rng = SystemRandom::new();
+        let mut scalar = Zeroizing::new([0u8; SCALAR_LEN]);
+        for _ in 0..64 {
+            rng.fill(scalar.as_mut()).map_err(|_| Error::internal())?;
+            if let Ok(secret) = SecretKey::from_secret_bytes(*scalar) {
+                return Ok(Self::from_secret(secret));
+            }
+        }
+        Err(Error::internal())
     }
 
     /// Loads a 32-byte big-endian scalar; rejects 0 and values >= n.
@@ -178,25 +191,15 @@ impl KeyPair {
         let scalar: &[u8; SCALAR_LEN] = scalar
             .try_into()
             .map_err(|_| Error::key_length("private key", "32 bytes", scalar.len()))?;
-        if !bool::from(scalar_in_range(scalar)) {
-            return Err(Error::private_key_range());
-        }
-        let mut document = Zeroizing::new(Vec::with_capacity(48));
-        document.extend_from_slice(&RFC5915_PREFIX);
-        document.extend_from_slice(scalar);
-        document.extend_from_slice(&RFC5915_SUFFIX);
-        let signing =
-            EcdsaKeyPair::from_private_key_der(&ECDSA_P256K1_SHA256_ASN1_SIGNING, &document)
-                .map_err(|_| Error::private_key_range())?;
-        Self::from_signing(signing)
+        let secret =
+            SecretKey::from_secret_bytes(*scalar).map_err(|_| Error::private_key_range())?;
+        Ok(Self::from_secret(secret))
     }
 
-    fn from_signing(signing: EcdsaKeyPair) -> Result<Self> {
-        let compressed = compress(signing.public_key().as_ref())?;
-        Ok(Self {
-            signing,
-            public: PublicKey { compressed },
-        })
+    fn from_secret(secret: SecretKey) -> Self {
+        let secret = Secret(secret);
+        let public = PublicKey::from_point(&secp256k1::PublicKey::from_secret_key(&secret.0));
+        Self { secret, public }
     }
 
     pub fn public_key(&self) -> &PublicKey {
@@ -205,33 +208,26 @@ impl KeyPair {
 
     /// The scalar, big-endian, in a buffer that is wiped when dropped.
     pub fn private_key_bytes(&self) -> Result<Zeroizing<[u8; SCALAR_LEN]>> {
-        let bin: EcPrivateKeyBin<'static> = self
-            .signing
-            .private_key()
-            .as_be_bytes()
-            .map_err(|_| Error::internal())?;
-        let bytes: &[u8] = bin.as_ref();
-        let mut out = Zeroizing::new([0u8; SCALAR_LEN]);
-        if bytes.len() != SCALAR_LEN {
-            return Err(Error::internal());
-        }
-        out.copy_from_slice(bytes);
-        Ok(out)
+        Ok(Zeroizing::new(*self.secret.0.as_secret_bytes()))
     }
 
-    /// ECDSA secp256k1 / SHA-256 over `message`, DER-encoded.
+    /// ECDSA secp256k1 / SHA-256 over `message`, DER-encoded: RFC 6979, low-S.
     pub fn sign(&self, message: &[u8]) -> Result<Vec<u8>> {
-        let signature = self
-            .signing
-            .sign(&SystemRandom::new(), message)
-            .map_err(|_| Error::internal())?;
-        Ok(signature.as_ref().to_vec())
+        let signature = ecdsa::sign(Message::from_digest(sha256(message)), &self.secret.0);
+        Ok(signature.serialize_der().to_vec())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The order n of the secp256k1 base point, big-endian (SEC 2, section 2.4.1).
+    const ORDER: [u8; SCALAR_LEN] = [
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36,
+        0x41, 0x41,
+    ];
 
     #[test]
     fn scalar_range_edges() {
@@ -284,5 +280,30 @@ mod tests {
             VerifyingKey::parse(&[2u8; 32]).err().unwrap().code(),
             "INVALID_KEY_LENGTH"
         );
+        // The hybrid form (06/07), which libsecp256k1 reads, is refused by its prefix.
+        let key = KeyPair::generate().unwrap();
+        let point = secp256k1::PublicKey::from_slice(key.public_key().compressed()).unwrap();
+        let mut hybrid = point.serialize_uncompressed();
+        hybrid[0] = 0x06 | (hybrid[64] & 1);
+        assert_eq!(
+            VerifyingKey::parse(&hybrid).err().unwrap().code(),
+            "INVALID_KEY_PREFIX"
+        );
+    }
+
+    #[test]
+    fn signatures_are_rfc6979_and_low_s() {
+        let key = KeyPair::from_private_bytes(&[0x11; 32]).unwrap();
+        let first = key.sign(b"hello from TKHQ!").unwrap();
+        assert_eq!(first, key.sign(b"hello from TKHQ!").unwrap());
+        // formats.md section 15's example: the same key and payload.
+        assert_eq!(
+            hex::encode(&first),
+            "3045022100eafcc8a285bd9fa59bfd606fd696f7a7083eedaadea0ea1b9c3953c8835a8d3f\
+             02200e89a65e04e762e309aa2206b0a392a90a2c58d2baa3eb9bac4ec247c05095f4"
+        );
+        let mut low = Signature::from_der(&first).unwrap();
+        low.normalize_s();
+        assert_eq!(low.serialize_der().to_vec(), first, "already low-S");
     }
 }

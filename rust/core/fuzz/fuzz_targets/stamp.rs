@@ -66,7 +66,9 @@ fuzz_target!(|data: &[u8]| {
     let parsed_any = stamp::parse_with(text, Schemes::ALL);
     match &any {
         Ok(verified) => {
-            let parsed_any = parsed_any.as_ref().expect("verify_with accepted what parse_with refused");
+            let parsed_any = parsed_any
+                .as_ref()
+                .expect("verify_with accepted what parse_with refused");
             assert_eq!(parsed_any.public_key, verified.public_key);
             let p256_only = stamp::verify(text, payload, None);
             assert_eq!(verified.scheme() == Scheme::P256, p256_only.is_ok());
