@@ -1,150 +1,53 @@
-"""Load on the sandbox service: signed retries per second over real HTTP.
+"""Load on the sandbox service: signed retries per second over real HTTP, this checkout side by
+side with a baseline checkout in the same run.
 
 One operation is a whole signed retry, the wallet export: ``POST /internal-accounts/{id}/export``
 with a fresh ``clientPublicKey`` (202, ``payloadToSign``), the stamp made with the session key,
-and the stamped retry (200, the sealed envelope). The service runs as 1 or 2 uvicorn processes
-(``--factory`` on :func:`make_app`, one worker each, each on its own port, clients spread over
-them as behind a load balancer) on one SQLite or PostgreSQL database; client threads (one
-account and session each) run operations back to back for a fixed time.
+and the stamped retry (200, the sealed envelope). Client threads (one account and session each)
+run operations back to back for a fixed time (and at most a fixed count).
+
+Rows: one process on SQLite, two processes on PostgreSQL (one database each row). Both commits
+run under plain uvicorn (``--factory``, one process per port, the client threads spread over the
+ports as behind a load balancer: how several processes of the baseline's ``ewc serve`` are run),
+with the same client and the same load loop; this checkout also runs through ``ewc serve``
+itself (``--workers 2`` on PostgreSQL, ``--quiet``), the way its users start it.
 
 Reported: operations per second, p50 and p99 of one operation (both requests), the service's
-CPU time per operation (all its processes, from ``/proc``), and the share of it spent in the
-library: the library calls the service makes for one operation (parse the client key on both
-steps, verify the stamp, seal the export envelope), timed alone in-process, over that CPU time.
-Everything else (HTTP, FastAPI and pydantic, SQLAlchemy and the database, JSON) is the web stack.
+CPU time per operation (all its processes, from ``/proc``), the share of it spent in the library
+(the library calls the service makes for one operation, timed alone in a process of that code,
+over that CPU time), and the ratio of each row's rate to the baseline's on the same row.
 
-Run directly for the full table: ``python benches/sandbox_load.py [--seconds 10]``
-(PostgreSQL rows need Debian's postgresql; they are left out without it).
+Run: ``python benches/sandbox_load.py --baseline PATH [--seconds 10] [--rounds 1]``, PATH a
+checkout of the older commit with its native extension built into ``PATH/python`` (without
+``--baseline``: this checkout alone). PostgreSQL rows need Debian's postgresql; they are left
+out without it.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import embedded_wallet_crypto as ewc
+from sandbox_services import (
+    PLATFORM,
+    Code,
+    HostLoad,
+    cpu_seconds,
+    postgres_database,
+    running_service,
+)
 
 HERE = Path(__file__).resolve().parent
-PLATFORM = ("bench-platform", "bench-platform-secret")
-BASE_PATH = "/2025-10-13"
 MNEMONIC = "legal winner thank year wave sausage worth useful legal winner thank yellow"
-
-
-def _settings() -> Any:
-    from embedded_wallet_crypto.sandbox import Settings
-
-    return Settings(
-        database=os.environ["EWC_BENCH_DATABASE"],
-        environment="sandbox",
-        platform_credentials=[PLATFORM],
-        mail_dir=Path(os.environ["EWC_BENCH_MAIL"]),
-    )
-
-
-def make_app() -> Any:
-    """The application factory uvicorn's workers call (settings from the environment)."""
-    from embedded_wallet_crypto.sandbox import create_app
-
-    return create_app(_settings())
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process and all its descendants (Linux ``/proc``)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    pending = [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending += [int(c) for c in (task / "children").read_text().split()]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
-
-
-@contextmanager
-def running_service(database: str, workers: int, root: Path) -> Iterator[tuple[str, int]]:
-    """uvicorn with ``workers`` processes; yields (base URL, master pid)."""
-    import httpx
-
-    environment = {
-        **os.environ,
-        "EWC_BENCH_DATABASE": database,
-        "EWC_BENCH_MAIL": str(root / "mail"),
-    }
-    # The tables and the platform credentials, once, before the workers start.
-    saved = {key: os.environ.get(key) for key in ("EWC_BENCH_DATABASE", "EWC_BENCH_MAIL")}
-    os.environ.update({k: environment[k] for k in saved})
-    try:
-        make_app()
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    port = _free_port()
-    log = (root / f"uvicorn-{workers}.log").open("a")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "uvicorn", "--factory", "sandbox_load:make_app",
-            "--app-dir", str(HERE), "--host", "127.0.0.1", "--port", str(port),
-            "--workers", str(workers), "--log-level", "warning", "--no-access-log",
-        ],
-        env=environment,
-        stdout=log,
-        stderr=log,
-        cwd=root,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}{BASE_PATH}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/openapi.json", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"uvicorn did not start: {root}")
-            time.sleep(0.1)
-        if workers > 1:  # every worker up: the master has that many children
-            while (
-                len(Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split())
-                < workers
-            ):
-                time.sleep(0.1)
-        yield base, process.pid
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 @dataclass
@@ -219,6 +122,14 @@ class Result:
         ordered = sorted(self.latencies)
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
+    def __add__(self, other: Result) -> Result:  # rounds pooled
+        return Result(
+            self.operations + other.operations,
+            self.seconds + other.seconds,
+            self.latencies + other.latencies,
+            self.server_cpu + other.server_cpu,
+        )
+
 
 def load(
     base: str | list[str],
@@ -228,11 +139,14 @@ def load(
     seconds: float = 0,
     operations: int = 0,
 ) -> Result:
-    """Each wallet's thread runs exports back to back for ``seconds`` (or ``operations`` in
-    all); a few warm-up operations first, not counted. With several services (``base`` and
-    ``pid`` lists), wallet ``i`` talks to service ``i mod n``, as behind a load balancer."""
+    """Each wallet's thread runs exports back to back until ``seconds`` have passed or
+    ``operations`` were run in all (either bound, or both: the first reached ends it); a few
+    warm-up operations first, not counted. With several services (``base`` and ``pid`` lists),
+    wallet ``i`` talks to service ``i mod n``, as behind a load balancer."""
     import httpx
 
+    if not (seconds > 0 or operations > 0):
+        raise ValueError("the load needs a time or a count bound")
     bases = [base] if isinstance(base, str) else base
     pids = [pid] if isinstance(pid, int) else pid
 
@@ -267,12 +181,12 @@ def load(
     for thread in threads:
         thread.start()
     start_gate.wait()
-    cpu_before = sum(_cpu_seconds(one) for one in pids)
+    cpu_before = sum(cpu_seconds(one) for one in pids)
     began = time.monotonic()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
-    cpu = sum(_cpu_seconds(one) for one in pids) - cpu_before
+    cpu = sum(cpu_seconds(one) for one in pids) - cpu_before
     flat = [x for per in latencies for x in per]
     if not flat:
         raise RuntimeError("the load ran no operation (see the worker threads' errors above)")
@@ -303,75 +217,143 @@ def library_seconds_per_operation(rounds: int = 200) -> float:
     return best
 
 
-def row(database: str, workers: int, result: Result, library: float) -> str:
-    cpu_per_op = result.server_cpu / max(result.operations, 1)
-    share = library / cpu_per_op if cpu_per_op else 0.0
-    return (
-        f"| {database} | {workers} | {result.operations} "
-        f"| {result.per_second:.0f} | {result.percentile(0.5) * 1e3:.1f} "
-        f"| {result.percentile(0.99) * 1e3:.1f} | {cpu_per_op * 1e3:.2f} "
-        f"| {library * 1e3:.3f} | {share:.1%} |"
+def library_seconds(code: Code) -> float:
+    """:func:`library_seconds_per_operation` in a process running ``code``."""
+    return float(
+        code.run("import sandbox_load; print(sandbox_load.library_seconds_per_operation())")
     )
 
 
 HEADER = (
-    "| database | workers | operations | signed retries/s | p50 ms | p99 ms "
-    "| service CPU ms/op | library ms/op | library share |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| database | processes | code | runner | operations | signed retries/s | p50 ms | p99 ms "
+    "| service CPU ms/op | library ms/op | library share | x baseline |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
+def row(label: str, result: Result, library: float, baseline: Result | None) -> str:
+    cpu_per_op = result.server_cpu / max(result.operations, 1)
+    share = library / cpu_per_op if cpu_per_op else 0.0
+    ratio = f"{result.per_second / baseline.per_second:.2f}x" if baseline else "1.00x"
+    return (
+        f"| {label} | {result.operations} | {result.per_second:.0f} "
+        f"| {result.percentile(0.5) * 1e3:.1f} | {result.percentile(0.99) * 1e3:.1f} "
+        f"| {cpu_per_op * 1e3:.2f} | {library * 1e3:.3f} | {share:.1%} | {ratio} |"
+    )
+
+
+@dataclass(frozen=True)
+class Run:
+    """One row: a database, a number of processes, the code, how it is started."""
+
+    database: str
+    processes: int
+    code: Code
+    runner: str = "uvicorn"  # or "ewc": ewc serve with ``flags``
+    flags: tuple[str, ...] = ()
+
+    def label(self) -> str:
+        how = "uvicorn" if self.runner == "uvicorn" else " ".join(("ewc serve", *self.flags))
+        return f"{self.database} | {self.processes} | {self.code.name} | {how}"
+
+
 def measure(
-    databases: list[tuple[str, str]], root: Path, *, seconds: float, clients: int
+    codes: list[Code],
+    databases: list[tuple[str, Callable[[], str], int]],
+    root: Path,
+    *,
+    seconds: float,
+    max_operations: int,
+    clients: int,
+    rounds: int = 1,
 ) -> list[str]:
-    """The table rows: every database with 1 and 2 workers."""
-    library = library_seconds_per_operation()
+    """The table's rows. ``codes``: the baseline first (the ratios' reference), then this
+    checkout; ``databases``: (name, a function giving a fresh database URL, processes). Each
+    round runs every row once, in turn, each on a fresh database; the rounds are pooled."""
+    library = {code: library_seconds(code) for code in codes}
+    fresh = {name: make for name, make, _ in databases}
+    runs = []
+    for name, _, processes in databases:
+        runs += [Run(name, processes, code) for code in codes]
+        workers = ("--workers", str(processes)) if processes > 1 else ()
+        runs.append(Run(name, processes, codes[-1], "ewc", ("--quiet", *workers)))
+    results: dict[Run, Result] = {}
+    for round_ in range(rounds):
+        for index, run in enumerate(runs):
+            with running_service(
+                run.code, fresh[run.database](), root / f"r{round_}-{index}",
+                processes=run.processes, runner=run.runner, flags=run.flags,
+            ) as service:  # fmt: skip
+                wallets = prepare(service.bases[0], clients)
+                result = load(
+                    service.bases, service.pids, wallets,
+                    seconds=seconds, operations=max_operations,
+                )  # fmt: skip
+            results[run] = results[run] + result if run in results else result
+            print(
+                f"round {round_ + 1}: {run.label()}: {result.per_second:.0f}/s",
+                file=sys.stderr,
+                flush=True,
+            )
     rows = []
-    for name, dsn in databases:
-        for workers in (1, 2):
-            directory = root / f"{name}-{workers}"
-            directory.mkdir()
-            with ExitStack() as stack:
-                # Separate single-worker processes on one database (each on its own port):
-                # uvicorn's own --workers mode adds about 44 ms to every request on this stack
-                # (a bare ASGI app too), which would measure uvicorn, not the service.
-                for n in range(workers):
-                    (directory / str(n)).mkdir()
-                running = [
-                    stack.enter_context(running_service(dsn, 1, directory / str(n)))
-                    for n in range(workers)
-                ]
-                bases = [base for base, _ in running]
-                wallets = prepare(bases[0], clients)
-                result = load(bases, [pid for _, pid in running], wallets, seconds=seconds)
-            rows.append(row(name, workers, result, library))
-            print(rows[-1], flush=True)
+    for run in runs:
+        reference = Run(run.database, run.processes, codes[0])
+        baseline = results[reference] if run != reference else None
+        rows.append(row(run.label(), results[run], library[run.code], baseline))
     return rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a checkout of the older commit, its native extension built (without: this "
+        "checkout alone, the ratios to its own plain-uvicorn rows)",
+    )
+    parser.add_argument("--baseline-name", default=None, help="its name in the table")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per row and round")
+    parser.add_argument("--max-operations", type=int, default=20000, help="per row and round")
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=4)
     args = parser.parse_args()
+    codes = [Code("this checkout")]
+    if args.baseline is not None:
+        python = args.baseline.resolve() / "python"
+        if not list((python / "embedded_wallet_crypto").glob("_native*")):
+            parser.error(f"no native extension in {python}/embedded_wallet_crypto: build it")
+        codes.insert(0, Code(args.baseline_name or args.baseline.name, python))
     sys.path.insert(0, str(HERE.parent / "tests"))
-    print(HEADER)
+    host = HostLoad()
     with tempfile.TemporaryDirectory() as tmp:
-        databases = [("SQLite", f"sqlite:///{tmp}/bench.db")]
+        databases: list[tuple[str, Callable[[], str], int]] = [
+            ("SQLite", lambda: f"sqlite:///{tmp}/{uuid.uuid4().hex}.db", 1)
+        ]
         postgres = None
         try:
             from _postgres_server import PostgresServer
 
             postgres = PostgresServer()
             postgres.start()
-            databases.append(("PostgreSQL", postgres.dsn))
+            dsn = postgres.dsn
+            databases.append(
+                ("PostgreSQL", lambda: postgres_database(dsn, f"b{uuid.uuid4().hex[:12]}"), 2)
+            )
         except BaseException as missing:  # pytest.skip raises a BaseException
             print(f"(PostgreSQL rows left out: {missing})", file=sys.stderr)
         try:
-            measure(databases, Path(tmp), seconds=args.seconds, clients=args.clients)
+            rows = measure(
+                codes, databases, Path(tmp), seconds=args.seconds,
+                max_operations=args.max_operations, clients=args.clients, rounds=args.rounds,
+            )  # fmt: skip
         finally:
             if postgres is not None:
                 postgres.destroy()
+    print(HEADER)
+    print("\n".join(rows))
+    print(host.report())
     return 0
 
 

@@ -1,11 +1,12 @@
 """The sandbox service under load (benches/sandbox_load.py): signed retries per second over
-real HTTP, 1 and 2 uvicorn workers, SQLite and PostgreSQL, p50/p99, and the library's share of
-the service's CPU time.
+real HTTP, one process on SQLite and two on PostgreSQL, p50/p99, and the library's share of the
+service's CPU time.
 
 With ``--benchmark-disable`` (the normal test run) it is a smoke test: one SQLite service with
-one worker, five signed retries. With benchmarks on, pytest-benchmark times sequential signed
-retries on SQLite with one worker, and the whole table is printed and kept in ``extra_info``
-(``EWC_BENCH_SANDBOX_SECONDS`` per row, default 10).
+one process, five signed retries. With benchmarks on, pytest-benchmark times sequential signed
+retries on SQLite with one process, and the whole table is printed and kept in ``extra_info``
+(``EWC_BENCH_SANDBOX_SECONDS`` per row, default 10; ``EWC_BENCH_BASELINE``: a checkout of an
+older commit, its native extension built, run side by side).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,9 +25,10 @@ pytest.importorskip("fastapi", reason="the sandbox extra is not installed")
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path.insert(0, str(HERE))  # sandbox_load, also the module uvicorn's workers import
+sys.path.insert(0, str(HERE))  # sandbox_load and sandbox_services (uvicorn's factory)
 
 import sandbox_load  # noqa: E402
+import sandbox_services  # noqa: E402
 
 SECONDS = float(os.environ.get("EWC_BENCH_SANDBOX_SECONDS", "10"))
 
@@ -62,25 +65,41 @@ def test_sandbox_signed_retry_load(
 
     benchmark.group = "sandbox-signed-retry"
     benchmark.extra_info["impl"] = "ours"
+    this = sandbox_services.Code("this checkout")
     sqlite = f"sqlite:///{tmp_path}/bench.db"
-    (tmp_path / "timed").mkdir()
     with (
-        sandbox_load.running_service(sqlite, 1, tmp_path / "timed") as (base, pid),
-        httpx.Client(base_url=base, auth=sandbox_load.PLATFORM, timeout=60) as api,
+        sandbox_services.running_service(this, sqlite, tmp_path / "timed") as service,
+        httpx.Client(base_url=service.bases[0], auth=sandbox_load.PLATFORM, timeout=60) as api,
     ):
-        wallets = sandbox_load.prepare(base, 1)
+        wallets = sandbox_load.prepare(service.bases[0], 1)
         # Disabled: one call, untimed. Enabled: 50 sequential signed retries.
         benchmark.pedantic(
             sandbox_load.export_once, args=(api, wallets[0]), rounds=50, warmup_rounds=5
         )
         if benchmark.disabled:  # the smoke test: the load loop and the CPU count work
-            result = sandbox_load.load(base, pid, wallets, operations=5)
+            result = sandbox_load.load(service.bases, service.pids, wallets, operations=5)
             assert result.operations == 5 and len(result.latencies) == 5
             assert result.server_cpu > 0
             return
-    databases = [("SQLite", f"sqlite:///{tmp_path}/matrix.db")]
+    codes = [this]
+    if os.environ.get("EWC_BENCH_BASELINE"):
+        baseline = Path(os.environ["EWC_BENCH_BASELINE"])
+        codes.insert(0, sandbox_services.Code(baseline.name, baseline / "python"))
+    databases: list[tuple[str, Any, int]] = [
+        ("SQLite", lambda: f"sqlite:///{tmp_path}/{uuid.uuid4().hex}.db", 1)
+    ]
     if postgres_dsn is not None:
-        databases.append(("PostgreSQL", postgres_dsn))
+        dsn = postgres_dsn
+        databases.append(
+            (
+                "PostgreSQL",
+                lambda: sandbox_services.postgres_database(dsn, f"b{uuid.uuid4().hex[:12]}"),
+                2,
+            )
+        )
     print("\n" + sandbox_load.HEADER)
-    rows = sandbox_load.measure(databases, tmp_path, seconds=SECONDS, clients=4)
+    rows = sandbox_load.measure(
+        codes, databases, tmp_path, seconds=SECONDS, max_operations=20000, clients=4
+    )
+    print("\n".join(rows))
     benchmark.extra_info["table"] = "\n".join([sandbox_load.HEADER, *rows])

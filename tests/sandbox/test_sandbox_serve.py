@@ -16,7 +16,8 @@ from ._server import SandboxServer
 
 EWC = str(Path(sys.executable).with_name("ewc"))
 OPTIONS = [
-    "--host", "--port", "--database", "--environment", "--platform-credentials", "--mail-dir",
+    "--host", "--port", "--workers", "--quiet", "--database", "--environment",
+    "--platform-credentials", "--mail-dir",
     "--rp-id", "--origin", "--oidc-issuer", "--oidc-audience", "--time-scale", "--redis",
     "--idempotency-retention",
 ]  # fmt: skip

@@ -1,7 +1,8 @@
 """``ewc serve``: the sandbox service on uvicorn (needs the ``sandbox`` extra).
 
-Prints one line with the base URL when it is ready; stops cleanly (exit 0) on SIGTERM or
-SIGINT.
+Prints the base URL and the page's URL when it is ready, then one line per request on standard
+error (unless ``--quiet``); stops cleanly (exit 0) on SIGTERM or SIGINT. ``--workers N`` runs N
+processes on one listening socket (see ``_serve_run``).
 """
 
 from __future__ import annotations
@@ -9,14 +10,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import signal
-import socket
 import sys
 from typing import Any
 
-from ._io import EXIT_OK, UsageError
+from ._io import EXIT_OK, EXIT_USAGE, UsageError
+from ._serve_run import AppFactory, RequestLog, listening_socket, serve_one, serve_workers
 
-__all__ = ["add_serve_command"]
+__all__ = ["MAX_WORKERS", "add_serve_command"]
+
+#: The most processes ``--workers`` starts.
+MAX_WORKERS = 32
 
 
 def _pair(text: str, separator: str, what: str) -> tuple[str, str]:
@@ -66,19 +69,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(str(missing)) from None
     import uvicorn  # present: the sandbox package checked it
 
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}")
     settings = _settings(args)
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        listener.bind((settings.host, settings.port))
+        listener = listening_socket(settings.host, settings.port)
     except OSError as problem:
-        listener.close()
         raise UsageError(f"cannot listen on {settings.host}:{settings.port}: {problem}") from None
     port = listener.getsockname()[1]
     settings.port = port
     try:
-        app = create_app(settings)
+        app = create_app(settings)  # the tables and the credentials, once, before any worker
     except ValueError as problem:
         listener.close()
         raise UsageError(str(problem)) from None
@@ -89,40 +90,36 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             f"--platform-credentials {generated[0]}:{generated[1]}",
             flush=True,
         )
-    host = f"[{settings.host}]" if family == socket.AF_INET6 else settings.host
-    base_url = f"http://{host}:{port}{BASE_PATH}"
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    server = uvicorn.Server(config)
-    return asyncio.run(_serve(server, listener, base_url, settings.environment))
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    ready = (
+        f"Sandbox service ({settings.environment}) ready at http://{host}:{port}{BASE_PATH}\n"
+        # Passkeys work only on the relying party's host name (default localhost).
+        f"Page: http://{settings.rp_id}:{port}/"
+    )
 
+    def announce() -> None:
+        print(ready, flush=True)
 
-async def _serve(server: Any, listener: socket.socket, base_url: str, environment: str) -> int:
-    loop = asyncio.get_running_loop()
-    # Our own handlers: uvicorn's would re-raise the signal after shutdown (exit by signal).
-    server.install_signal_handlers = lambda: None
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, _stop, server)
-
-    async def announce() -> None:
-        while not server.started and not server.should_exit:
-            await asyncio.sleep(0.01)
-        if server.started:
-            print(f"Sandbox service ({environment}) ready at {base_url}", flush=True)
-
-    announcer = asyncio.create_task(announce())
-    try:
-        await server.serve(sockets=[listener])
-    finally:
-        announcer.cancel()
-        listener.close()
-    if not server.started:
+    if args.workers > 1:
+        asyncio.run(_close(app))  # each worker process makes its own
+        served: Any = AppFactory(settings, quiet=args.quiet)
+    else:
+        served = app if args.quiet else RequestLog(app)
+    config = uvicorn.Config(
+        served, factory=args.workers > 1, log_level="warning", access_log=False, lifespan="on"
+    )
+    if args.workers > 1:
+        return serve_workers(config, listener, args.workers, announce)
+    if not asyncio.run(serve_one(uvicorn.Server(config), listener, announce)):
         print("ewc: error: the sandbox service did not start", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     return EXIT_OK
 
 
-def _stop(server: Any) -> None:
-    server.should_exit = True
+async def _close(app: Any) -> None:
+    """Release the application's connections (its lifespan's start and end)."""
+    async with app.router.lifespan_context(app):
+        pass
 
 
 def add_serve_command(commands: Any) -> None:
@@ -131,12 +128,23 @@ def add_serve_command(commands: Any) -> None:
         help="run the sandbox service (needs the sandbox extra)",
         description=(
             "Run the sandbox service: the service interface on a local HTTP server, "
-            "under the base path /2025-10-13. Needs: "
+            "under the base path /2025-10-13. When it is ready it prints the base URL and the "
+            "page's URL on the relying party's host (http://localhost:PORT/ by default: "
+            "passkeys do not work on http://127.0.0.1), then one line per request on standard "
+            "error (method, path, status, milliseconds; never a header or a query). Needs: "
             'pip install "embedded-wallet-crypto[sandbox]".'
         ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes serving the one port, all on the same database (default 1)",
+    )
+    serve.add_argument("--quiet", action="store_true", help="no request log on standard error")
     serve.add_argument(
         "--database",
         default="sqlite:///ewc-sandbox.db",
