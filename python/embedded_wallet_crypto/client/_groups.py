@@ -132,8 +132,14 @@ class SyncOperation(_Bound[_SyncRunner]):
     def pages(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
     ) -> Iterator[dict[str, Any]]:
-        """Every page of a list, following ``nextCursor`` while ``hasMore``."""
-        merged = self._first_page(params, query_params)
+        """Every page of a list, following ``nextCursor`` while ``hasMore``.
+
+        Raises:
+            TypeError: at once, for an operation that is not a paginated list.
+        """
+        return self._pages(args, self._first_page(params, query_params))
+
+    def _pages(self, args: tuple[str, ...], merged: dict[str, Any]) -> Iterator[dict[str, Any]]:
         while True:
             page: dict[str, Any] = self(*args, params=merged)
             yield page
@@ -146,8 +152,8 @@ class SyncOperation(_Bound[_SyncRunner]):
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
     ) -> Iterator[Any]:
         """Every item of a list (the ``data`` of each page), page after page."""
-        for page in self.pages(*args, params=params, **query_params):
-            yield from _page_data(self.operation, page)
+        pages = self.pages(*args, params=params, **query_params)
+        return (item for page in pages for item in _page_data(self.operation, page))
 
 
 class AsyncOperation(_Bound[_AsyncRunner]):
@@ -166,11 +172,19 @@ class AsyncOperation(_Bound[_AsyncRunner]):
         flow = self._flow(args, body, params, query_params, headers, idempotency_key, session)
         return await self._client._run(flow)
 
-    async def pages(
+    def pages(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
     ) -> AsyncIterator[dict[str, Any]]:
-        """Every page of a list, following ``nextCursor`` while ``hasMore``."""
-        merged = self._first_page(params, query_params)
+        """Every page of a list (``async for``), following ``nextCursor`` while ``hasMore``.
+
+        Raises:
+            TypeError: at once, for an operation that is not a paginated list.
+        """
+        return self._pages(args, self._first_page(params, query_params))
+
+    async def _pages(
+        self, args: tuple[str, ...], merged: dict[str, Any]
+    ) -> AsyncIterator[dict[str, Any]]:
         while True:
             page: dict[str, Any] = await self(*args, params=merged)
             yield page
@@ -179,11 +193,14 @@ class AsyncOperation(_Bound[_AsyncRunner]):
                 return
             merged["cursor"] = cursor
 
-    async def items(
+    def items(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
     ) -> AsyncIterator[Any]:
-        """Every item of a list (the ``data`` of each page), page after page."""
-        async for page in self.pages(*args, params=params, **query_params):
+        """Every item of a list (``async for``: the ``data`` of each page), page after page."""
+        return self._items(self.pages(*args, params=params, **query_params))
+
+    async def _items(self, pages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[Any]:
+        async for page in pages:
             for item in _page_data(self.operation, page):
                 yield item
 
