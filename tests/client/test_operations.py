@@ -108,6 +108,17 @@ def test_groups_and_paths_are_the_published_documents() -> None:
         assert GROUPS[op.group] == tag, op.qualified_name
 
 
+def test_the_guide_lists_every_operation() -> None:
+    rows = re.findall(
+        r"^\| `(\w+)` \(([^)]*)\) \| (.+) \|$", (REPO / "docs" / "client.md").read_text(), re.M
+    )
+    listed = {
+        f"{group}.{name}" for group, _, names in rows for name in re.findall(r"`(\w+)`", names)
+    }
+    assert listed == {op.qualified_name for op in OPERATIONS}
+    assert {group: tag.split(",")[0] for group, tag, _ in rows} == GROUPS
+
+
 class Run:
     """Calls operations by name and checks that every answer parses."""
 

@@ -29,6 +29,7 @@ from ._login import (
     login_oauth_flow,
     login_passkey_flow,
     register_passkey_flow,
+    relying_party,
 )
 from ._operations import GROUPS, operation
 from ._results import (
@@ -249,14 +250,17 @@ class AsyncClient:
         account_id: str,
         *,
         authenticator: PasskeyAuthenticator,
-        rp_id: str = "localhost",
-        origin: str = "http://localhost:8000",
+        rp_id: str | None = None,
+        origin: str | None = None,
     ) -> WalletSession:
         """Log in with the account's PASSKEY credential; ``authenticator`` signs the
         challenge for ``rp_id`` and ``origin`` (``ewc.passkeys.SoftwareAuthenticator`` or an
-        adapter to a real authenticator)."""
+        adapter to a real authenticator). Defaults: the base URL's origin, and its host as
+        the RP ID (``localhost`` for an IP address), which is what ``ewc serve`` expects."""
         flow = login_passkey_flow(
-            account_id, authenticator=authenticator, rp_id=rp_id, origin=origin
+            account_id,
+            authenticator=authenticator,
+            party=relying_party(self._settings, rp_id, origin),
         )
         return await self._run(flow)
 
@@ -266,8 +270,8 @@ class AsyncClient:
         *,
         authenticator: PasskeyRegistrar,
         nickname: str,
-        rp_id: str = "localhost",
-        origin: str = "http://localhost:8000",
+        rp_id: str | None = None,
+        origin: str | None = None,
         session: WalletSession | Any = None,
     ) -> dict[str, Any]:
         """Create the account's PASSKEY credential (a signed retry with ``session`` when the
@@ -276,8 +280,7 @@ class AsyncClient:
             account_id,
             authenticator=authenticator,
             nickname=nickname,
-            rp_id=rp_id,
-            origin=origin,
+            party=relying_party(self._settings, rp_id, origin),
             session=session,
         )
         return await self._run(flow)

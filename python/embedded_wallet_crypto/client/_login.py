@@ -17,6 +17,7 @@ import base64
 import secrets
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..keys import KeyPair
 from ..session import open_session_key
@@ -203,8 +204,23 @@ def _b64url_decode(text: str) -> bytes:
         raise ClientError("the passkey challenge is not base64url", "RESPONSE_INVALID") from None
 
 
+def relying_party(config: ClientConfig, rp_id: object, origin: object) -> tuple[str, str]:
+    """The WebAuthn RP ID and origin of a passkey ceremony: the ones given, else the base
+    URL's origin and its host (``localhost`` for an IP address)."""
+    for name, value in (("rp_id", rp_id), ("origin", origin)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    parts = urlsplit(config.base_url)
+    host = parts.hostname or "localhost"
+    default_rp_id = "localhost" if host.replace(".", "").isdigit() or ":" in host else host
+    return (
+        rp_id if isinstance(rp_id, str) else default_rp_id,
+        origin if isinstance(origin, str) else f"{parts.scheme}://{parts.netloc}",
+    )
+
+
 def login_passkey_flow(
-    account_id: object, *, authenticator: PasskeyAuthenticator, rp_id: str, origin: str
+    account_id: object, *, authenticator: PasskeyAuthenticator, party: tuple[str, str]
 ) -> Flow[WalletSession]:
     """Log in with the account's PASSKEY credential: ``/challenge`` binds a fresh client
     key, the authenticator signs the challenge, and verify (with ``Request-Id``) answers the
@@ -230,7 +246,7 @@ def login_passkey_flow(
     request_id = _text(answer.get("requestId"), "requestId")
     assertion = yield Effect(
         authenticator.authenticate,
-        kwargs={"rp_id": rp_id, "origin": origin, "challenge": challenge},
+        kwargs={"rp_id": party[0], "origin": party[1], "challenge": challenge},
     )
     call = make_call(
         operation("auth.verify"),
@@ -246,8 +262,7 @@ def register_passkey_flow(
     *,
     authenticator: PasskeyRegistrar,
     nickname: str,
-    rp_id: str,
-    origin: str,
+    party: tuple[str, str],
     session: object,
 ) -> Flow[dict[str, Any]]:
     """Create a PASSKEY credential: a fresh registration challenge (the platform's), the
@@ -258,7 +273,8 @@ def register_passkey_flow(
         raise TypeError("authenticator must have a register(rp_id=, origin=, challenge=)")
     challenge = secrets.token_bytes(32)
     attestation = yield Effect(
-        authenticator.register, kwargs={"rp_id": rp_id, "origin": origin, "challenge": challenge}
+        authenticator.register,
+        kwargs={"rp_id": party[0], "origin": party[1], "challenge": challenge},
     )
     body = {
         "type": "PASSKEY",
