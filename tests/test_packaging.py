@@ -122,11 +122,7 @@ def test_import_loads_no_heavy_stack() -> None:
     assert "embedded_wallet_crypto._native" in out
     loaded = [m for m in out if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
     assert not loaded, loaded
-    web = [
-        m
-        for m in out
-        if m.split(".")[0] in WEB_STACK or m.endswith((".sandbox", ".client"))
-    ]
+    web = [m for m in out if m.split(".")[0] in WEB_STACK or m.endswith((".sandbox", ".client"))]
     assert not web, web
 
 
