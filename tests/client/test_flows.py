@@ -12,7 +12,7 @@ from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
-from embedded_wallet_crypto.client import ApiError, ClientError, WalletSession
+from embedded_wallet_crypto.client import ApiError, ClientError
 from sandbox._payments import Receiver, webhook_receiver
 from sandbox._server import SandboxServer
 
@@ -30,10 +30,19 @@ from ._support import (
 from .conftest import client_options
 
 
-def _stamps_for(api: Any, session: WalletSession) -> None:
-    """The session key works: the service accepts its stamp on a signed retry."""
-    sessions = api.auth.list_sessions(accountId=session.account_id)["data"]
-    assert session.id in {s["id"] for s in sessions}
+class HeldKey:
+    """A StampSigner whose key lives elsewhere (here a KeyPair stands in for an HSM)."""
+
+    scheme = ewc.STAMP_SCHEME_P256
+
+    def __init__(self, key: ewc.KeyPair) -> None:
+        self._key = key
+
+    def public_key_hex(self) -> str:
+        return self._key.public_key_hex(compressed=True)
+
+    def sign(self, message: bytes) -> bytes:
+        return self._key.sign(message)
 
 
 def test_email_otp_login_encrypted_then_plain(api: Any, server: SandboxServer, mode: str) -> None:
@@ -143,9 +152,12 @@ def test_export_opens_and_checks_the_signer(
     assert ewc.is_valid_mnemonic(exported.mnemonic)
     assert exported.signed is (server.environment == "production")
     assert exported.mnemonic not in repr(exported)
-    # The same wallet every time; the session key as a bare StampSigner works too.
+    # The same wallet every time; the session key as a bare key, or behind any StampSigner
+    # (an HSM or a KMS: the client never sees its secret), works too.
     again = api.export_wallet(customer.wallet, session=session.signer)
     assert again.mnemonic == exported.mnemonic
+    held = api.export_wallet(customer.wallet, session=HeldKey(session.signer))
+    assert held.mnemonic == exported.mnemonic
     # A client that expects another signer (production), or a signed envelope where the
     # sandbox sends an unsigned one, refuses to open it.
     wrong = ewc.KeyPair.generate().public_key_hex()

@@ -309,3 +309,29 @@ def test_a_list_that_never_ends_is_refused() -> None:
             seen.append(page)
     assert len(seen) == 2  # the second page repeats the cursor it was asked with
     assert stuck.value.code == "RESPONSE_INVALID"
+
+
+def test_an_export_challenge_that_binds_another_key_is_not_signed() -> None:
+    """A service (or a man in the middle) that asks the client to authorize an export to
+    another key gets no stamp: the payload must bind the key the client sent."""
+    stranger = ewc.KeyPair.generate().public_key_hex()
+    sent: list[httpx.Request] = []
+
+    def challenge(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        payload = '{"parameters":{"targetPublicKey":"%s"},"type":"ACTIVITY_TYPE_EXPORT_WALLET"}'
+        return httpx.Response(202, json={"payloadToSign": payload % stranger, "requestId": "r1"})
+
+    api = _offline(challenge)
+    session = ewc.KeyPair.generate()
+    with pytest.raises(ewc.StampError) as swapped:
+        api.export_wallet("InternalAccount:1", session=session)
+    assert swapped.value.code == "PAYLOAD_KEY_MISMATCH"
+    mine = ewc.KeyPair.generate().public_key_hex()
+    with pytest.raises(ewc.StampError) as generic:
+        api.internal_accounts.export(
+            "InternalAccount:1", body={"clientPublicKey": mine}, session=session
+        )
+    assert generic.value.code == "PAYLOAD_KEY_MISMATCH"
+    assert len(sent) == 2  # each first leg only: no stamped retry went out
+    assert all("Service-Wallet-Signature" not in request.headers for request in sent)

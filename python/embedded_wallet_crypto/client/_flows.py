@@ -187,7 +187,9 @@ def operation_flow(
     else:
         reply = yield call
         if signer is not None and reply.status == 202:
-            reply = yield from signed_retry(call, reply, signer)
+            bound = body.get(op.binds_key) if op.binds_key and isinstance(body, Mapping) else None
+            bound_key = bound if isinstance(bound, str) else None
+            reply = yield from signed_retry(call, reply, signer, bound_key=bound_key)
     return decode(op, reply)
 
 

@@ -9,8 +9,8 @@ generates once per call and reuses across its retries. The options say who authe
 (``platform``: HTTP Basic; ``agent``: the agent's Bearer token; ``none``), how it is signed
 (``retry``: the 202 signed retry; ``payload``: a ``Service-Wallet-Signature`` over the
 ``payloadToSign`` of the resource ``payload_from`` reads), whether it lists pages, which path
-parameters are secrets (kept out of logs), and the model its answer is read into (None: the
-parsed JSON as it is).
+parameters are secrets (kept out of logs), which body key a signed payload must bind, and the
+model its answer is read into (None: the parsed JSON as it is).
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ class Operation:
         secret_params: path parameters that are secrets (a device code): never logged.
         payload_from: for ``payload`` signing, the operation (``group.name``) whose answer
             holds the ``payloadToSign``.
+        binds_key: for ``retry`` signing, the body field with a key that the ``payloadToSign``
+            must bind (``parameters.targetPublicKey``) before the client stamps it: an export
+            is refused if it would go to another key.
         response_model: what the answer is read into; None returns the parsed JSON. A class
             with ``model_validate`` (pydantic) is given the JSON, any other callable too.
     """
@@ -66,6 +69,7 @@ class Operation:
     paginated: bool = False
     secret_params: tuple[str, ...] = ()
     payload_from: str | None = None
+    binds_key: str | None = None
     response_model: Any = None
 
     @property
@@ -140,7 +144,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _("config",             "update",                  "PATCH",  "/config",                                     "updatePlatformConfig",             True),
     _("customers",          "create",                  "POST",   "/customers",                                  "createCustomer",                   False),
     _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES),
-    _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry"),
+    _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey"),
     _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False),
     _("external_accounts",  "list_for_customer",       "GET",    "/customers/external-accounts",                "listCustomerExternalAccounts",     True, paginated=PAGES),
     _("external_accounts",  "get_for_customer",        "GET",    "/customers/external-accounts/{externalAccountId}", "getCustomerExternalAccountById", True),
