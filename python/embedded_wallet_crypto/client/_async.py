@@ -70,7 +70,12 @@ class AsyncClient:
             from ``GET /sandbox/webhook-public-key``.
         retry: the whole retry policy (overrides ``max_retries``).
         event_hook: called with a :class:`RequestEvent` after every try (secrets redacted).
-        transport: an httpx transport (a proxy, a mock) instead of the network's.
+        transport: an httpx transport (a proxy, a mock) instead of the network's; a client
+            made by :meth:`with_agent_token` shares it.
+
+    Every operation of the service is a method of its group, one attribute per tag of the
+    service's published API reference (``client.quotes.execute(quote_id, session=...)``); the
+    table of them is :data:`OPERATIONS`.
     """
 
     config: AsyncGroup
