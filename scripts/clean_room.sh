@@ -2,8 +2,8 @@
 # The install as a user meets it: build the wheel and the sdist, install each into a bare
 # virtualenv with nothing but its declared dependencies (no requirements-dev.txt), and from outside
 # the source tree import the package, run every Python example of README.md and docs/formats.md,
-# check that a missing extra (redis, postgres, async) names itself, run `ewc demo` and
-# `ewc vectors verify`. Run by scripts/test.sh after setup (it needs the .venv's maturin).
+# check that a missing extra (redis, postgres, async, client) names itself, run `ewc demo` and
+# `ewc vectors verify`, and run the client guide's examples with the sandbox and client extras. Run by scripts/test.sh after setup (it needs the .venv's maturin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -59,6 +59,15 @@ except ImportError as err:
     print("ImportError:", err)
 else:
     raise SystemExit("AsyncJwksProvider without httpx did not raise ImportError")
+
+# The `client` extra (httpx) too.
+try:
+    import embedded_wallet_crypto.client  # noqa: F401
+except ImportError as err:
+    assert "embedded-wallet-crypto[client]" in str(err), err
+    print("ImportError:", err)
+else:
+    raise SystemExit("embedded_wallet_crypto.client without httpx did not raise ImportError")
 PY
 say "the sandbox page's static files are in the wheel"
 "$py" -c 'from importlib import resources; d = resources.files("embedded_wallet_crypto") / "sandbox" / "static"; assert all((d / f).is_file() for f in ("index.html", "page.js")), d'
@@ -93,6 +102,11 @@ serve.send_signal(signal.SIGTERM)
 assert serve.wait(timeout=30) == 0, "ewc serve did not stop cleanly"
 print(line.strip())
 PY
+
+say "with the client extra, the client guide's examples run against ewc serve"
+"$work/venv/bin/pip" install --quiet "$wheel[sandbox,client]"
+"$work/venv/bin/pip" check
+"$py" "$repo/scripts/doc_examples.py" "$repo/docs/client.md"
 
 say "sdist, installed by pip into another bare virtualenv"
 cd "$repo"

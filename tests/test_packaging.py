@@ -18,11 +18,16 @@ from conftest import REPO
 
 PACKAGE = REPO / "python" / "embedded_wallet_crypto"
 HEAVY = ("webauthn", "jwt", "cbor2", "OpenSSL", "redis", "cryptography.x509")
-# The sandbox service's web stack: never loaded by ``import embedded_wallet_crypto``.
-WEB_STACK = ("fastapi", "starlette", "uvicorn", "sqlalchemy", "pydantic")
+# The sandbox service's web stack and the client's HTTP stack: never loaded by
+# ``import embedded_wallet_crypto``.
+WEB_STACK = ("fastapi", "starlette", "uvicorn", "sqlalchemy", "pydantic", "httpx")
 # A subpackage that needs an extra as a whole: its __init__ raises the ImportError naming the
 # extra before any of its modules (which then import the extra at module level) is loaded.
-EXTRA_PACKAGES = {"sandbox": "sandbox"}
+# Subpackage -> (its extra, the modules whose absence it names).
+EXTRA_PACKAGES = {
+    "sandbox": ("sandbox", ("fastapi", "sqlalchemy", "uvicorn")),
+    "client": ("client", ("httpx",)),
+}
 
 
 def _requirement_name(requirement: str) -> str:
@@ -117,12 +122,18 @@ def test_import_loads_no_heavy_stack() -> None:
     assert "embedded_wallet_crypto._native" in out
     loaded = [m for m in out if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
     assert not loaded, loaded
-    web = [m for m in out if m.split(".")[0] in WEB_STACK or m.endswith(".sandbox")]
+    web = [m for m in out if m.split(".")[0] in WEB_STACK or m.endswith((".sandbox", ".client"))]
     assert not web, web
 
 
-@pytest.mark.parametrize(("package", "extra"), sorted(EXTRA_PACKAGES.items()))
-@pytest.mark.parametrize("missing", ["fastapi", "sqlalchemy", "uvicorn"])
+@pytest.mark.parametrize(
+    ("package", "extra", "missing"),
+    [
+        (package, extra, missing)
+        for package, (extra, modules) in sorted(EXTRA_PACKAGES.items())
+        for missing in modules
+    ],
+)
 def test_an_extra_package_without_its_extra_names_the_extra(
     package: str, extra: str, missing: str
 ) -> None:

@@ -6,7 +6,9 @@ cryptography runs in the Rust core (``_native``); this package layers the protoc
 Importing the package loads the core and the light modules only. The heavier stacks (passkeys on
 py_webauthn, OIDC on PyJWT, the one-time codes, the signed-retry engine and the webhooks on
 ``cryptography``'s X.509 and serialization) load on first use of one of their names (PEP 562), so
-that a command-line call or a serverless cold start does not pay for what it does not use.
+that a command-line call or a serverless cold start does not pay for what it does not use. So do
+the subpackages of the extras: ``client`` (the service's client, on httpx) and ``sandbox`` (the
+sandbox service, on FastAPI).
 """
 
 from __future__ import annotations
@@ -81,12 +83,13 @@ from .stamps import (
 )
 
 if TYPE_CHECKING:
-    from . import oidc, otp, passkeys, proofs, sandbox, signed_retry, tokens
+    from . import client, oidc, otp, passkeys, proofs, sandbox, signed_retry, tokens
     from .turnkey_webhooks import TurnkeyWebhook, sign_turnkey_webhook, verify_turnkey_webhook
     from .webhooks import sign_webhook, verify_webhook_signature
 
 # name -> (module, attribute or None for the module itself), loaded on first use.
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "client": (".client", None),  # needs the client extra; ImportError names it
     "oidc": (".oidc", None),
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
@@ -152,6 +155,7 @@ __all__ = [
     "b58encode",
     "check_mnemonic",
     "check_payload_binding",
+    "client",
     "compress_public_key",
     "create_stamp",
     "decode_private_key",

@@ -1,0 +1,73 @@
+"""The client's errors: :class:`ClientError` for what the client refuses before or between
+requests, and :class:`ApiError` for an error answer of the service (or no answer at all)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import WalletCryptoError
+
+__all__ = ["TRANSPORT", "ApiError", "ClientError"]
+
+#: ``ApiError.code`` when no HTTP answer came, after every retry (``status`` is 0).
+TRANSPORT = "TRANSPORT"
+
+
+class ClientError(WalletCryptoError):
+    """The client refused a call: a bad setting, a missing credential, a flow that cannot go
+    on (an account without the credential a login needs, a challenge the client will not
+    sign). Nothing, or nothing more, was sent."""
+
+    default_code = "CLIENT_ERROR"
+    default_status = 400
+
+
+class ApiError(ClientError):
+    """The service answered with an error (``{"status", "code", "reason"}``), or never
+    answered (``code == "TRANSPORT"``, ``status == 0``) after the client's retries.
+
+    Attributes:
+        status: the HTTP status (0 when there was no answer).
+        code: the error body's ``code`` (``HTTP_<status>`` for a body that is not the
+            service's error JSON; ``TRANSPORT`` without an answer).
+        reason: the error body's ``reason``.
+        operation: the operation's name in the client (``quotes.execute``).
+        retry_after: the seconds the service asked to wait (``Retry-After``), when it did.
+        body: the parsed error body (a ``dict``), or None.
+    """
+
+    default_code = "API_ERROR"
+
+    def __init__(
+        self,
+        reason: str,
+        code: str,
+        status: int,
+        *,
+        operation: str = "",
+        retry_after: float | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(reason, code, status)
+        self.operation = operation
+        self.retry_after = retry_after
+        self.body = body
+
+    def __repr__(self) -> str:
+        return (
+            f"ApiError(status={self.status}, code={self.code!r}, reason={self.reason!r}, "
+            f"operation={self.operation!r})"
+        )
+
+
+def error_from_body(status: int, body: Any, operation: str, retry_after: float | None) -> ApiError:
+    """The :class:`ApiError` of an error answer: the service's ``code`` and ``reason`` when
+    the body is its error JSON, ``HTTP_<status>`` otherwise."""
+    code = f"HTTP_{status}"
+    reason = f"the service answered HTTP {status}"
+    if isinstance(body, dict):
+        if isinstance(body.get("code"), str) and body["code"]:
+            code = body["code"]
+        if isinstance(body.get("reason"), str) and body["reason"]:
+            reason = body["reason"]
+    return ApiError(reason, code, status, operation=operation, retry_after=retry_after, body=body)

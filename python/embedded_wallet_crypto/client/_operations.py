@@ -1,0 +1,221 @@
+"""The operation table: every operation of the service, one line each, grouped as the
+service's published document groups them (its tags).
+
+A row names the group (the client attribute: ``client.quotes``), the method's name in it
+(``execute``), the HTTP method and path template (relative to the base URL, which ends with the
+version segment), the published document's ``operationId``, and whether the operation is
+idempotent. A non-idempotent operation carries an ``Idempotency-Key`` that the client
+generates once per call and reuses across its retries. The options say who authenticates
+(``platform``: HTTP Basic; ``agent``: the agent's Bearer token; ``none``), how it is signed
+(``retry``: the 202 signed retry; ``payload``: a ``Service-Wallet-Signature`` over the
+``payloadToSign`` of the resource ``payload_from`` reads), whether it lists pages, which path
+parameters are secrets (kept out of logs), which body key a signed payload must bind, and the
+model its answer is read into (None: the parsed JSON as it is).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import quote
+
+from ._errors import ClientError
+
+__all__ = ["GROUPS", "OPERATIONS", "Operation", "operation"]
+
+Auth = Literal["platform", "agent", "none"]
+Signing = Literal["none", "retry", "payload"]
+
+_PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the service (one row of :data:`OPERATIONS`).
+
+    Attributes:
+        group: the client attribute of its group (``quotes``).
+        name: its method's name in the group (``execute``).
+        method: the HTTP method.
+        path: the path template under the base URL (``/quotes/{quoteId}/execute``).
+        operation_id: the published document's ``operationId`` (the sandbox's own
+            operations have one of the same style).
+        idempotent: False when a repeat could act twice: the call carries an
+            ``Idempotency-Key``, one per call, the same on every retry.
+        auth: ``platform`` (HTTP Basic), ``agent`` (Bearer) or ``none``.
+        signing: ``none``, ``retry`` (202 SignedRequestChallenge, then the stamped retry with
+            ``Request-Id``) or ``payload`` (the stamp of the ``payloadToSign`` that the
+            operation ``payload_from`` reads, sent with the request).
+        paginated: a list envelope ``{data, hasMore, nextCursor}`` read page by page.
+        secret_params: path parameters that are secrets (a device code): never logged.
+        payload_from: for ``payload`` signing, the operation (``group.name``) whose answer
+            holds the ``payloadToSign``.
+        binds_key: for ``retry`` signing, the body field with a key that the ``payloadToSign``
+            must bind (``parameters.targetPublicKey``) before the client stamps it: an export
+            is refused if it would go to another key.
+        response_model: what the answer is read into; None returns the parsed JSON. A class
+            with ``model_validate`` (pydantic) is given the JSON, any other callable too.
+    """
+
+    group: str
+    name: str
+    method: str
+    path: str
+    operation_id: str
+    idempotent: bool
+    auth: Auth = "platform"
+    signing: Signing = "none"
+    paginated: bool = False
+    secret_params: tuple[str, ...] = ()
+    payload_from: str | None = None
+    binds_key: str | None = None
+    response_model: Any = None
+
+    @property
+    def qualified_name(self) -> str:
+        """``group.name``, as the client spells it."""
+        return f"{self.group}.{self.name}"
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        """The path template's parameters, in order."""
+        return tuple(_PARAMETER.findall(self.path))
+
+    def render(self, args: tuple[object, ...]) -> str:
+        """The path with ``args`` (percent-encoded) in the template's parameters.
+
+        Raises:
+            TypeError: the wrong number of arguments, or one that is not a ``str``.
+            ClientError: ``INVALID_ARGUMENT`` for an empty one.
+        """
+        names = self.path_params
+        if len(args) != len(names):
+            raise TypeError(
+                f"{self.qualified_name}() takes {len(names)} path argument(s) "
+                f"({', '.join(names) or 'none'}), not {len(args)}"
+            )
+        values = iter(args)
+
+        def fill(match: re.Match[str]) -> str:
+            value = next(values)
+            if not isinstance(value, str):
+                raise TypeError(f"{match.group(1)} must be a str, not {type(value).__name__}")
+            if not value:
+                raise ClientError(f"{match.group(1)} must not be empty", "INVALID_ARGUMENT")
+            return quote(value, safe=":@$")
+
+        return _PARAMETER.sub(fill, self.path)
+
+    def secret_values(self, args: tuple[object, ...]) -> tuple[str, ...]:
+        """The values of ``args`` that are secrets (to keep out of logs)."""
+        return tuple(
+            value
+            for name, value in zip(self.path_params, args, strict=False)
+            if name in self.secret_params and isinstance(value, str)
+        )
+
+
+#: Group attribute -> the published document's tag.
+GROUPS: dict[str, str] = {
+    "config": "Platform Configuration",
+    "customers": "Customers",
+    "internal_accounts": "Internal Accounts",
+    "external_accounts": "External Accounts",
+    "transfers": "Same-Currency Transfers",
+    "quotes": "Cross-Currency Transfers",
+    "transactions": "Transactions",
+    "invitations": "Invitations",
+    "verifications": "KYC/KYB Verifications",
+    "auth": "Embedded Wallet Auth",
+    "agents": "Agent Management",
+    "agent": "Agent Operations",
+    "sandbox": "Sandbox",
+}
+
+_ = Operation
+P: Signing = "payload"
+PAGES = True
+# fmt: off
+#: Every operation the service serves; a new one is one more row.
+OPERATIONS: tuple[Operation, ...] = (
+    #  group                name                       method    path                                           operationId                         idempotent
+    _("config",             "get",                     "GET",    "/config",                                     "getPlatformConfig",                True),
+    _("config",             "update",                  "PATCH",  "/config",                                     "updatePlatformConfig",             True),
+    _("customers",          "create",                  "POST",   "/customers",                                  "createCustomer",                   False),
+    _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES),
+    _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey"),
+    _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False),
+    _("external_accounts",  "list_for_customer",       "GET",    "/customers/external-accounts",                "listCustomerExternalAccounts",     True, paginated=PAGES),
+    _("external_accounts",  "get_for_customer",        "GET",    "/customers/external-accounts/{externalAccountId}", "getCustomerExternalAccountById", True),
+    _("external_accounts",  "create_for_platform",     "POST",   "/platform/external-accounts",                 "createPlatformExternalAccount",    False),
+    _("external_accounts",  "list_for_platform",       "GET",    "/platform/external-accounts",                 "listPlatformExternalAccounts",     True, paginated=PAGES),
+    _("external_accounts",  "get_for_platform",        "GET",    "/platform/external-accounts/{externalAccountId}", "getPlatformExternalAccountById", True),
+    _("transfers",          "transfer_in",             "POST",   "/transfer-in",                                "createTransferIn",                 False),
+    _("transfers",          "transfer_out",            "POST",   "/transfer-out",                               "createTransferOut",                False),
+    _("quotes",             "create",                  "POST",   "/quotes",                                     "createQuote",                      False),
+    _("quotes",             "get",                     "GET",    "/quotes/{quoteId}",                           "getQuoteById",                     True),
+    _("quotes",             "execute",                 "POST",   "/quotes/{quoteId}/execute",                   "executeQuote",                     False, signing=P, payload_from="quotes.get"),
+    _("quotes",             "lookup_uma",              "GET",    "/receiver/uma/{receiverUmaAddress}",          "lookupUma",                        True),
+    _("quotes",             "lookup_external_account", "GET",    "/receiver/external-account/{accountId}",      "lookupExternalAccount",            True),
+    _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES),
+    _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True),
+    _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False),
+    _("invitations",        "create",                  "POST",   "/invitations",                                "createInvitation",                 False),
+    _("invitations",        "get",                     "GET",    "/invitations/{invitationCode}",               "getInvitation",                    True),
+    _("invitations",        "claim",                   "POST",   "/invitations/{invitationCode}/claim",         "claimInvitation",                  False),
+    _("invitations",        "cancel",                  "POST",   "/invitations/{invitationCode}/cancel",        "cancelInvitation",                 False),
+    _("verifications",      "create",                  "POST",   "/verifications",                              "createVerification",               False),
+    _("verifications",      "get",                     "GET",    "/verifications/{verificationId}",             "getVerification",                  True),
+    _("auth",               "create_credential",       "POST",   "/auth/credentials",                           "createAuthCredential",             False, signing="retry"),
+    _("auth",               "list_credentials",        "GET",    "/auth/credentials",                           "listAuthCredentials",              True),
+    _("auth",               "challenge",               "POST",   "/auth/credentials/{id}/challenge",            "challengeAuthCredential",          False),
+    _("auth",               "verify",                  "POST",   "/auth/credentials/{id}/verify",               "verifyAuthCredential",             False, signing="retry"),
+    _("auth",               "revoke_credential",       "DELETE", "/auth/credentials/{id}",                      "revokeAuthCredential",             True, signing="retry"),
+    _("auth",               "list_sessions",           "GET",    "/auth/sessions",                              "listAuthSessions",                 True),
+    _("auth",               "revoke_session",          "DELETE", "/auth/sessions/{id}",                         "revokeAuthSession",                True, signing="retry"),
+    _("agents",             "create",                  "POST",   "/agents",                                     "createAgent",                      False),
+    _("agents",             "list",                    "GET",    "/agents",                                     "listAgents",                       True, paginated=PAGES),
+    _("agents",             "list_approvals",          "GET",    "/agents/approvals",                           "listAgentApprovals",               True, paginated=PAGES),
+    _("agents",             "get",                     "GET",    "/agents/{agentId}",                           "getAgentById",                     True),
+    _("agents",             "update",                  "PATCH",  "/agents/{agentId}",                           "updateAgent",                      True),
+    _("agents",             "delete",                  "DELETE", "/agents/{agentId}",                           "deleteAgent",                      True),
+    _("agents",             "update_policy",           "PATCH",  "/agents/{agentId}/policy",                    "updateAgentPolicy",                True),
+    _("agents",             "regenerate_device_code",  "POST",   "/agents/{agentId}/device-codes",              "regenerateAgentDeviceCode",        False),
+    _("agents",             "approve_action",          "POST",   "/agents/{agentId}/actions/{actionId}/approve", "approveAgentAction",              False),
+    _("agents",             "reject_action",           "POST",   "/agents/{agentId}/actions/{actionId}/reject", "rejectAgentAction",                False),
+    _("agents",             "device_code_status",      "GET",    "/agents/device-codes/{code}/status",          "getAgentDeviceCodeStatus",         True, secret_params=("code",)),
+    _("agents",             "redeem_device_code",      "POST",   "/agents/device-codes/{code}/redeem",          "redeemAgentDeviceCode",            False, auth="none", secret_params=("code",)),
+    _("agent",              "me",                      "GET",    "/agents/me",                                  "getAgentMe",                       True, auth="agent"),
+    _("agent",              "list_actions",            "GET",    "/agents/me/actions",                          "agentListActions",                 True, auth="agent", paginated=PAGES),
+    _("agent",              "get_action",              "GET",    "/agents/me/actions/{actionId}",               "agentGetAction",                   True, auth="agent"),
+    _("agent",              "create_quote",            "POST",   "/agents/me/quotes",                           "agentCreateQuote",                 False, auth="agent"),
+    _("agent",              "get_quote",               "GET",    "/agents/me/quotes/{quoteId}",                 "agentGetQuote",                    True, auth="agent"),
+    _("agent",              "execute_quote",           "POST",   "/agents/me/quotes/{quoteId}/execute",         "agentExecuteQuote",                False, auth="agent", signing=P, payload_from="agent.get_quote"),
+    _("agent",              "list_transactions",       "GET",    "/agents/me/transactions",                     "agentListTransactions",            True, auth="agent", paginated=PAGES),
+    _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent"),
+    _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent"),
+    _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent"),
+    _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False),
+    _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False),
+    _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False),
+    _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True),
+)
+# fmt: on
+del _, P, PAGES
+
+_BY_NAME = {op.qualified_name: op for op in OPERATIONS}
+
+
+def operation(qualified_name: str) -> Operation:
+    """The operation ``group.name`` of the table.
+
+    Raises:
+        KeyError: there is none.
+    """
+    return _BY_NAME[qualified_name]
+
+
+def operations_of(group: str) -> tuple[Operation, ...]:
+    """The rows of one group, in table order."""
+    return tuple(op for op in OPERATIONS if op.group == group)

@@ -1,0 +1,260 @@
+"""The operation table against the service: every operation of the running service's OpenAPI
+document has a client method (by method and path) and every row of the table is served; the
+groups are the published document's tags; and a run over every operation parses every answer
+(a JSON object, a list envelope, an empty 204, the webhook key's PEM; every error a JSON
+``{status, code, reason}`` read into an ApiError)."""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from typing import Any
+
+import embedded_wallet_crypto as ewc
+import httpx
+import pytest
+import yaml
+from conftest import REPO
+from embedded_wallet_crypto.client import GROUPS, OPERATIONS, ApiError, Client
+from sandbox._server import SandboxServer
+
+from ._support import Customer, bank_account
+
+KEY = ewc.KeyPair.generate().public_key_hex()
+#: The answers of the run that are errors, on purpose: bad or unknown input, a state that
+#: refuses (each still an error body the client reads).
+EXPECTED_ERRORS = {
+    "customers.create": "400 INVALID_INPUT",
+    "external_accounts.create_for_customer": "400 INVALID_INPUT",
+    "external_accounts.create_for_platform": "400 INVALID_INPUT",
+    "external_accounts.get_for_platform": "404 NOT_FOUND",
+    "transactions.approve": "409 TRANSACTION_NOT_AWAITING_APPROVAL",
+    "auth.create_credential": "400 INVALID_INPUT",
+    "auth.verify": "401 UNAUTHORIZED",
+    "auth.revoke_credential": "400 LAST_CREDENTIAL",
+    "invitations.create": "400 INVALID_INPUT",
+    "invitations.get": "404 INVITATION_NOT_FOUND",
+    "invitations.claim": "404 INVITATION_NOT_FOUND",
+    "invitations.cancel": "404 INVITATION_NOT_FOUND",
+    "sandbox.send": "404 NOT_FOUND",
+    "agents.regenerate_device_code": "409 AGENT_CONNECTED",
+    "agent.execute_quote": "401 UNAUTHORIZED",
+    "agents.reject_action": "409 ACTION_NOT_PENDING",
+}
+PUBLISHED = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
+#: Served by the sandbox service only (not in the published document).
+SANDBOX_ONLY = {"sandbox.webhook_public_key"}
+
+
+@pytest.fixture(scope="module")
+def environment() -> str:
+    return "sandbox"
+
+
+def _template(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", "{}", path)
+
+
+def test_every_served_operation_has_a_client_method(server: SandboxServer) -> None:
+    document = httpx.get(f"{server.base_url}/openapi.json", timeout=30).json()
+    base = "/" + server.base_url.rstrip("/").rsplit("/", 1)[1]
+    served = {
+        (method.upper(), _template(path.removeprefix(base)))
+        for path, operations in document["paths"].items()
+        for method in operations
+        if method in ("get", "post", "put", "patch", "delete")
+    }
+    table = {(op.method, _template(op.path)) for op in OPERATIONS}
+    assert served - table == set(), "served without a client method"
+    assert table - served == set(), "client methods the service does not serve"
+    assert len(table) == len(OPERATIONS) == len(served)
+
+
+def test_the_table_is_consistent() -> None:
+    names = [op.qualified_name for op in OPERATIONS]
+    assert len(set(names)) == len(names)
+    assert {op.group for op in OPERATIONS} == set(GROUPS)
+    assert set(Client.__annotations__) == set(GROUPS)  # one typed attribute per group
+    for op in OPERATIONS:
+        assert op.method in ("GET", "POST", "PATCH", "DELETE")
+        assert op.idempotent is (op.method != "POST"), op.qualified_name
+        assert set(op.secret_params) <= set(op.path_params)
+        assert (op.signing == "payload") is (op.payload_from is not None)
+        if op.payload_from:
+            reader = next(o for o in OPERATIONS if o.qualified_name == op.payload_from)
+            assert reader.path_params == op.path_params
+        assert (op.auth == "agent") is op.path.startswith("/agents/me")
+
+
+def test_groups_and_paths_are_the_published_documents() -> None:
+    if not PUBLISHED.is_file():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{PUBLISHED} not found (CI=true: the published document is required)")
+        pytest.skip(f"{PUBLISHED} not found")
+    document = yaml.safe_load(PUBLISHED.read_text())
+    published = {
+        operation["operationId"]: (method.upper(), path, operation["tags"][0])
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if isinstance(operation, dict) and "operationId" in operation
+    }
+    for op in OPERATIONS:
+        if op.qualified_name in SANDBOX_ONLY:
+            assert op.operation_id not in published
+            continue
+        method, path, tag = published[op.operation_id]
+        assert (op.method, op.path) == (method, path), op.qualified_name
+        assert GROUPS[op.group] == tag, op.qualified_name
+
+
+def test_the_guide_lists_every_operation() -> None:
+    rows = re.findall(
+        r"^\| `(\w+)` \(([^)]*)\) \| (.+) \|$", (REPO / "docs" / "client.md").read_text(), re.M
+    )
+    listed = {
+        f"{group}.{name}" for group, _, names in rows for name in re.findall(r"`(\w+)`", names)
+    }
+    assert listed == {op.qualified_name for op in OPERATIONS}
+    assert {group: tag.split(",")[0] for group, tag, _ in rows} == GROUPS
+
+
+class Run:
+    """Calls operations by name and checks that every answer parses."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.called: dict[str, str] = {}
+
+    def __call__(self, name: str, *args: Any, by: Any = None, **options: Any) -> Any:
+        group, _, method = name.partition(".")
+        operation = getattr(getattr(by or self.client, group), method)
+        try:
+            result = operation(*args, **options)
+        except ApiError as error:
+            body = error.body
+            assert isinstance(body, dict), (name, body)
+            assert set(body) == {"status", "code", "reason"}, (name, body)
+            assert (body["status"], body["code"], body["reason"]) == (
+                error.status,
+                error.code,
+                error.reason,
+            ), name
+            assert 400 <= error.status < 500, (name, body)
+            self.called.setdefault(name, f"{error.status} {error.code}")
+            return None
+        if name == "sandbox.webhook_public_key":
+            assert isinstance(result, str) and "BEGIN PUBLIC KEY" in result
+        else:
+            assert result is None or isinstance(result, dict), (name, result)
+        self.called.setdefault(name, "ok")
+        return result
+
+
+def _move(source: str, destination: str) -> dict[str, Any]:
+    return {"source": {"accountId": source}, "destination": {"accountId": destination}, "amount": 1}
+
+
+def test_a_run_over_every_operation_parses_every_answer(api: Any, server: SandboxServer) -> None:
+    run = Run(api)
+    missing = f"Missing:{uuid.uuid4()}"
+    run("config.get")
+    run("config.update", body={"umaDomain": "sandbox.test"})
+    run("customers.create", body={"customerType": "NOBODY"})
+    customer = Customer(api, server.mail_dir)
+    run("internal_accounts.list", customerId=customer.id)
+    usd = customer.accounts["USD"]["id"]
+    run("sandbox.fund", usd, body={"amount": 100_00})
+    run("sandbox.fund", customer.wallet, body={"amount": 30_000_000})
+    bank = bank_account(api, customer.id)
+    run("external_accounts.create_for_customer", body={"customerId": customer.id})
+    run("external_accounts.list_for_customer")
+    run("external_accounts.get_for_customer", bank["id"])
+    run("external_accounts.create_for_platform", body={"currency": "USD"})
+    run("external_accounts.list_for_platform")
+    run("external_accounts.get_for_platform", missing)
+    out = run("transfers.transfer_out", body=_move(usd, bank["id"]))
+    run("transfers.transfer_in", body=_move(bank["id"], usd))
+    run("transactions.list", customerId=customer.id)
+    run("transactions.get", out["id"])
+    run("transactions.approve", out["id"], body={})
+    run("quotes.lookup_uma", "$success.usd@sandbox.test", customerId=customer.id)
+    run("quotes.lookup_external_account", bank["id"], customerId=customer.id)
+    wallet_quote = {
+        "source": {"sourceType": "ACCOUNT", "accountId": customer.wallet},
+        "destination": {"destinationType": "ACCOUNT", "accountId": bank["id"]},
+        "lockedCurrencySide": "RECEIVING",
+        "lockedCurrencyAmount": 1_00,
+    }
+    quote = run("quotes.create", body=wallet_quote)
+    run("quotes.get", quote["id"])
+    # The auth group and wallet export, with a session of the wallet.
+    run("auth.create_credential", body={"type": "EMAIL_OTP"})
+    session = api.login_email_otp(customer.wallet, otp="000000")
+    credential_id = run("auth.list_credentials", accountId=customer.wallet)["data"][0]["id"]
+    run("auth.challenge", credential_id)
+    run(
+        "auth.verify", credential_id, body={"type": "EMAIL_OTP", "otp": "1", "clientPublicKey": KEY}
+    )
+    run("auth.list_sessions", accountId=customer.wallet)
+    run("internal_accounts.export", customer.wallet, body={"clientPublicKey": KEY}, session=session)
+    run("quotes.execute", quote["id"], session=session)
+    run("auth.revoke_credential", credential_id, session=session)
+    run("auth.revoke_session", session.id, session=session)
+    # Invitations and verifications.
+    run("invitations.create", body={"inviterUma": "$nobody@x.test"})
+    run("invitations.get", "NOCODE")
+    run("invitations.claim", "NOCODE", body={"inviteeUma": "$b@x.test"})
+    run("invitations.cancel", "NOCODE")
+    verification = run("verifications.create", body={"customerId": customer.id})
+    run("verifications.get", verification["id"])
+    # The sandbox's other simulations.
+    run("sandbox.send", body={"quoteId": missing, "currencyCode": "USD"})
+    uma = {
+        "senderUmaAddress": "$alice@other.test",
+        "receivingCurrencyCode": "USD",
+        "receivingCurrencyAmount": 1_00,
+        "customerId": customer.id,
+    }
+    run("sandbox.receive_uma", body=uma)
+    run("sandbox.webhook_public_key")
+    # Agents: the platform's side, the redemption, then the agent's own endpoints.
+    policy = {
+        "permissions": ["CREATE_QUOTES", "EXECUTE_QUOTES", "VIEW_TRANSACTIONS", "CREATE_TRANSFERS"],
+        "defaultExecutionMode": "APPROVAL_REQUIRED",
+        "spendingLimits": {"currency": "USD", "perTransactionLimit": 500_00},
+    }
+    created = run(
+        "agents.create", body={"name": "Bot", "customerId": customer.id, "policy": policy}
+    )
+    agent_id, code = created["agent"]["id"], created["deviceCode"]["code"]
+    run("agents.list", customerId=customer.id)
+    run("agents.get", agent_id)
+    run("agents.update", agent_id, body={"name": "Bot 2"})
+    run("agents.update_policy", agent_id, body={})
+    run("agents.device_code_status", code)
+    redeemed = run("agents.redeem_device_code", code)
+    run("agents.regenerate_device_code", agent_id)
+    agent = api.with_agent_token(redeemed["accessToken"])
+    try:
+        run("agent.me", by=agent)
+        mine = run("agent.create_quote", body=wallet_quote, by=agent)
+        run("agent.get_quote", mine["id"], by=agent)
+        run("agent.execute_quote", mine["id"], by=agent)
+        moved = run("agent.transfer_in", body=_move(bank["id"], usd), by=agent)
+        run("agent.transfer_out", body=_move(usd, bank["id"]), by=agent)
+        run("agent.list_actions", by=agent)
+        run("agent.get_action", moved["id"], by=agent)
+        run("agent.list_transactions", by=agent)
+        run("agent.get_transaction", out["id"], by=agent)
+        run("agents.list_approvals", agentId=agent_id)
+        run("agents.approve_action", agent_id, moved["id"])
+        run("agents.reject_action", agent_id, moved["id"], body={"reason": "no"})
+    finally:
+        agent.close()
+    run("agents.delete", agent_id)
+    assert set(run.called) == {op.qualified_name for op in OPERATIONS}, sorted(
+        {op.qualified_name for op in OPERATIONS} - set(run.called)
+    )
+    refused = {name: outcome for name, outcome in run.called.items() if outcome != "ok"}
+    assert refused == EXPECTED_ERRORS

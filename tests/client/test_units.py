@@ -1,0 +1,337 @@
+"""The client's parts without a service: settings, the base URL, Retry-After and backoff,
+path rendering, the response-model slot, the results' reprs, webhook headers, and the
+refusals that happen before anything is sent (checked with httpx's MockTransport)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+from typing import Any
+
+import embedded_wallet_crypto as ewc
+import httpx
+import pytest
+from embedded_wallet_crypto.client import (
+    AgentCredentials,
+    AsyncClient,
+    Client,
+    ClientError,
+    ExportedWallet,
+    RetryPolicy,
+    WalletSession,
+    parse_retry_after,
+)
+from embedded_wallet_crypto.client._flows import decode
+from embedded_wallet_crypto.client._operations import Operation, operation
+from embedded_wallet_crypto.client._webhooks import verify_event
+from embedded_wallet_crypto.client._wire import Reply
+
+BASE = "https://api.example.com/2025-10-13"
+
+
+def _offline(handler: Any = None) -> Client:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={})
+
+    return Client(
+        BASE,
+        platform_credentials=("id", "secret"),
+        transport=httpx.MockTransport(handler or answer),
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com",
+        "https://api.example.com/v1",
+        "https://api.example.com/2025-10-13?x=1",
+        "https://api.example.com/2025-10-13#f",
+        "ftp://api.example.com/2025-10-13",
+        "/2025-10-13",
+        "https://api.example.com/2025-10-13/customers",
+    ],
+)
+def test_a_base_url_without_the_version_segment_is_refused(url: str) -> None:
+    with pytest.raises(ClientError) as refused:
+        Client(url)
+    assert refused.value.code == "BASE_URL_INVALID"
+
+
+def test_base_urls_that_end_with_the_version() -> None:
+    assert Client(f"{BASE}/").base_url == BASE
+    assert Client("http://127.0.0.1:8000/grid/2025-10-13").base_url.endswith("/grid/2025-10-13")
+    with pytest.raises(TypeError):
+        Client(b"https://api.example.com/2025-10-13")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"sandbox": "false"}, TypeError),
+        ({"timeout": 0}, ClientError),
+        ({"timeout": True}, TypeError),
+        ({"max_retries": -1}, ClientError),
+        ({"max_retries": 11}, ClientError),
+        ({"max_retries": 1.5}, TypeError),
+        ({"platform_credentials": ("id",)}, TypeError),
+        ({"platform_credentials": ("a:b", "secret")}, ClientError),
+        ({"platform_credentials": ("id", "")}, ClientError),
+        ({"agent_token": "tök"}, ClientError),
+        ({"agent_token": 5}, TypeError),
+        ({"retry": {"max_retries": 1}}, TypeError),
+        ({"event_hook": "print"}, TypeError),
+    ],
+)
+def test_bad_settings_are_refused(options: dict[str, Any], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        Client(BASE, **options)
+
+
+def test_retry_after_seconds_and_dates() -> None:
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert parse_retry_after("7", now) == 7.0
+    assert parse_retry_after(" 0 ", now) == 0.0
+    assert parse_retry_after("1.5", now) == 1.5
+    later = format_datetime(now + timedelta(seconds=90), usegmt=True)
+    assert parse_retry_after(later, now) == 90.0
+    earlier = format_datetime(now - timedelta(seconds=90), usegmt=True)
+    assert parse_retry_after(earlier, now) == 0.0
+    for unreadable in (None, "", "soon", "-3", "nan", "inf"):
+        assert parse_retry_after(unreadable, now) is None
+    assert parse_retry_after("9" * 40, now) == float("9" * 12)
+
+
+def test_backoff_is_exponential_with_jitter_and_capped() -> None:
+    policy = RetryPolicy(max_retries=5, backoff=1.0, max_backoff=4.0)
+    for attempt, step in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 4.0), (5, 4.0)]:
+        waits = {policy.backoff_seconds(attempt) for _ in range(50)}
+        assert all(step / 2 <= wait <= step for wait in waits)
+        assert len(waits) > 1  # jittered
+
+
+def test_what_is_retried() -> None:
+    policy = RetryPolicy(max_retries=2, max_retry_after=10)
+    none: dict[str, str] = {}
+    for status in (429, 502, 503, 504):
+        assert policy.wait_after_answer(1, status, none, None, False) is not None
+    for status in (400, 401, 404, 409, 422, 500):
+        assert policy.wait_after_answer(1, status, none, None, True) is None
+    in_progress = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+    assert policy.wait_after_answer(1, 409, {"retry-after": "1"}, in_progress, True) == 1.0
+    assert policy.wait_after_answer(1, 409, {"retry-after": "1"}, in_progress, False) is None
+    assert policy.wait_after_answer(3, 503, none, None, False) is None  # the tries ran out
+    assert policy.wait_after_answer(1, 429, {"retry-after": "11"}, None, False) is None
+    assert policy.wait_after_answer(1, 429, {"retry-after": "10"}, None, False) == 10.0
+    assert policy.wait_after_transport_error(2) is not None
+    assert policy.wait_after_transport_error(3) is None
+
+
+def test_paths_are_rendered_and_secrets_known() -> None:
+    op = operation("agents.approve_action")
+    assert op.render(("Agent:1", "Action:2")) == "/agents/Agent:1/actions/Action:2/approve"
+    lookup = operation("quotes.lookup_uma")
+    assert lookup.render(("$a.b@c.d",)) == "/receiver/uma/$a.b@c.d"
+    assert operation("quotes.get").render(("a/b?c#d",)) == "/quotes/a%2Fb%3Fc%23d"
+    with pytest.raises(TypeError, match="takes 2 path argument"):
+        op.render(("Agent:1",))
+    with pytest.raises(TypeError):
+        operation("quotes.get").render((5,))
+    with pytest.raises(ClientError) as empty:
+        operation("quotes.get").render(("",))
+    assert empty.value.code == "INVALID_ARGUMENT"
+    redeem = operation("agents.redeem_device_code")
+    assert redeem.secret_values(("AGENT-1234-ABCD",)) == ("AGENT-1234-ABCD",)
+    assert operation("quotes.get").secret_values(("Quote:1",)) == ()
+
+
+def test_the_response_model_slot() -> None:
+    class Model:
+        def __init__(self, data: dict[str, Any]) -> None:
+            self.data = data
+
+        @classmethod
+        def model_validate(cls, data: Any) -> Model:
+            return cls({"validated": data})
+
+    plain = Operation("x", "get", "GET", "/x", "getX", True)
+    with_model = Operation("x", "get", "GET", "/x", "getX", True, response_model=Model)
+    with_callable = Operation("x", "get", "GET", "/x", "getX", True, response_model=dict)
+    reply = Reply(200, {}, {"id": "1"})
+    assert decode(plain, reply) == {"id": "1"}
+    assert decode(with_model, reply).data == {"validated": {"id": "1"}}
+    assert decode(with_callable, reply) == {"id": "1"}
+    assert decode(with_model, Reply(204, {}, None)) is None
+    assert decode(with_model, Reply(202, {}, {"requestId": "r"})) == {"requestId": "r"}
+
+
+def test_results_never_show_their_secrets() -> None:
+    key = ewc.KeyPair.generate()
+    session = WalletSession.from_body(
+        {
+            "id": "Session:1",
+            "accountId": "InternalAccount:1",
+            "type": "EMAIL_OTP",
+            "expiresAt": "2030-01-01T00:00:00Z",
+            "encryptedSessionSigningKey": "sealed-key",
+        },
+        key,
+    )
+    assert "sealed-key" not in repr(session) and "encryptedSessionSigningKey" not in session.data
+    assert key.private_key_bytes().hex() not in repr(session)
+    assert session.expires_at == datetime(2030, 1, 1, tzinfo=timezone.utc)
+    assert not session.expired(datetime(2029, 12, 31, tzinfo=timezone.utc))
+    mnemonic = ewc.generate_mnemonic()
+    assert mnemonic not in repr(ExportedWallet("InternalAccount:1", mnemonic, None, True))
+    agent = AgentCredentials.from_body({"agentId": "Agent:1", "accessToken": "gat_" + "a" * 40})
+    assert "gat_" not in repr(agent)
+    assert "secret" not in repr(Client(BASE, platform_credentials=("id", "secret")))
+    with pytest.raises(ClientError) as bad:
+        WalletSession.from_body({"id": "S", "accountId": "A", "type": "T", "expiresAt": "x"}, key)
+    assert bad.value.code == "RESPONSE_INVALID"
+
+
+def test_webhook_headers_are_checked() -> None:
+    signer = ewc.KeyPair.generate()
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), signer.public_key_bytes())
+    pem = point.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode()
+    body = b'{"id":"Webhook:1","type":"OUTGOING_PAYMENT"}'
+    header = ewc.sign_webhook(body, signer)
+    assert verify_event({"x-grid-signature": header}, body, pem)["id"] == "Webhook:1"
+    assert verify_event([("X-Grid-Signature", header)], bytearray(body), pem)["id"] == "Webhook:1"
+    for headers in ({}, [("X-Grid-Signature", header), ("x-grid-signature", header)]):
+        with pytest.raises(ewc.StampError) as malformed:
+            verify_event(headers, body, pem)
+        assert malformed.value.code == "WEBHOOK_SIGNATURE_MALFORMED"
+    listed = b"[1, 2]"
+    with pytest.raises(ewc.DecodeError) as not_an_object:
+        verify_event({"X-Grid-Signature": ewc.sign_webhook(listed, signer)}, listed, pem)
+    assert not_an_object.value.code == "WEBHOOK_BODY_INVALID"
+    with pytest.raises(TypeError):
+        verify_event({"X-Grid-Signature": header}, 5, pem)  # type: ignore[arg-type]
+
+
+def test_refusals_before_anything_is_sent() -> None:
+    sent: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={})
+
+    api = _offline(record)
+    with pytest.raises(ClientError) as token:
+        api.agent.me()
+    assert token.value.code == "AGENT_TOKEN_REQUIRED"
+    with pytest.raises(ClientError) as credentials:
+        Client(BASE).config.get()
+    assert credentials.value.code == "PLATFORM_CREDENTIALS_REQUIRED"
+    with pytest.raises(TypeError, match="not signed"):
+        api.quotes.create(body={}, session=ewc.KeyPair.generate())
+    with pytest.raises(TypeError):
+        api.quotes.create(body={}, session="a session")
+    with pytest.raises(ClientError) as key:
+        api.quotes.create(body={}, idempotency_key="x" * 256)
+    assert key.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(TypeError):
+        api.quotes.create(body={"amount": float("nan")})
+    with pytest.raises(TypeError):
+        api.login_email_otp("InternalAccount:1")  # neither otp= nor read_otp=
+    with pytest.raises(AttributeError, match="no operation 'nothing'"):
+        api.quotes.nothing  # noqa: B018
+    assert sent == []
+
+
+def test_a_sync_client_refuses_an_async_callback() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/auth/credentials") and request.method == "GET":
+            return httpx.Response(200, json={"data": [{"id": "AuthMethod:1", "type": "EMAIL_OTP"}]})
+        return httpx.Response(200, json={"id": "AuthMethod:1", "type": "EMAIL_OTP"})
+
+    async def read_otp() -> str:
+        return "123456"
+
+    with pytest.raises(TypeError, match="use AsyncClient"):
+        _offline(answer).login_email_otp("InternalAccount:1", read_otp=read_otp)
+
+
+def test_sent_requests_carry_what_the_table_says() -> None:
+    sent: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(204)
+
+    api = _offline(record)
+    assert api.customers.create(body={"b": 1, "a": [True, None]}) is None
+    assert api.agents.list(isPaused=False, cursor=None, limit=5) is None
+    api.agents.redeem_device_code("AGENT-1")
+    create, listed, redeem = sent
+    assert create.content == b'{"b":1,"a":[true,null]}'
+    assert create.headers["Idempotency-Key"].startswith("ewc-")
+    assert create.headers["Authorization"].startswith("Basic ")
+    assert str(listed.url) == f"{BASE}/agents?isPaused=false&limit=5"
+    assert "Idempotency-Key" not in listed.headers
+    assert "Authorization" not in redeem.headers  # the code is the proof
+
+
+def test_the_async_client_sends_the_same() -> None:
+    sent: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(
+            200, json={"data": [{"n": 1}], "hasMore": len(sent) < 2, "nextCursor": f"c{len(sent)}"}
+        )
+
+    async def main() -> list[Any]:
+        async with AsyncClient(
+            BASE, platform_credentials=("id", "s"), transport=httpx.MockTransport(record)
+        ) as api:
+            return [item async for item in api.transactions.list.items(limit=1)]
+
+    assert asyncio.run(main()) == [{"n": 1}, {"n": 1}]
+    assert [request.url.params.get("cursor") for request in sent] == [None, "c1"]
+
+
+def test_a_list_that_never_ends_is_refused() -> None:
+    def same(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"data": [1], "hasMore": True, "nextCursor": "again"})
+
+    seen = []
+    with pytest.raises(ClientError) as stuck:
+        for page in _offline(same).transactions.list.pages():
+            seen.append(page)
+    assert len(seen) == 2  # the second page repeats the cursor it was asked with
+    assert stuck.value.code == "RESPONSE_INVALID"
+
+
+def test_an_export_challenge_that_binds_another_key_is_not_signed() -> None:
+    """A service (or a man in the middle) that asks the client to authorize an export to
+    another key gets no stamp: the payload must bind the key the client sent."""
+    stranger = ewc.KeyPair.generate().public_key_hex()
+    sent: list[httpx.Request] = []
+
+    def challenge(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        payload = '{"parameters":{"targetPublicKey":"%s"},"type":"ACTIVITY_TYPE_EXPORT_WALLET"}'
+        return httpx.Response(202, json={"payloadToSign": payload % stranger, "requestId": "r1"})
+
+    api = _offline(challenge)
+    session = ewc.KeyPair.generate()
+    with pytest.raises(ewc.StampError) as swapped:
+        api.export_wallet("InternalAccount:1", session=session)
+    assert swapped.value.code == "PAYLOAD_KEY_MISMATCH"
+    mine = ewc.KeyPair.generate().public_key_hex()
+    with pytest.raises(ewc.StampError) as generic:
+        api.internal_accounts.export(
+            "InternalAccount:1", body={"clientPublicKey": mine}, session=session
+        )
+    assert generic.value.code == "PAYLOAD_KEY_MISMATCH"
+    assert len(sent) == 2  # each first leg only: no stamped retry went out
+    assert all("Service-Wallet-Signature" not in request.headers for request in sent)
