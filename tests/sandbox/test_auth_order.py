@@ -14,13 +14,12 @@ import re
 
 import httpx
 import pytest
-from fastapi.dependencies.models import Dependant
-from fastapi.routing import APIRoute
-
 from embedded_wallet_crypto.sandbox import BASE_PATH
 from embedded_wallet_crypto.sandbox._app import ROUTE_MODULES
 from embedded_wallet_crypto.sandbox._auth import require_platform
 from embedded_wallet_crypto.sandbox.routes.sandbox import require_sandbox
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 
 from ._server import SandboxServer
 

@@ -9,16 +9,18 @@ arrived but whose body did not is answered 408 ``REQUEST_TIMEOUT`` before the cl
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 from collections.abc import Iterator
 
 import pytest
 
-from ._server import SandboxServer
+from ._server import PLATFORM_ID, PLATFORM_SECRET, SandboxServer
 
 pytestmark = pytest.mark.sqlite_only  # nothing stored: SQLite only (see the conftest)
 
+BASIC = base64.b64encode(f"{PLATFORM_ID}:{PLATFORM_SECRET}".encode()).decode()
 #: Far beyond both timeouts: reaching it means the server never closed the connection.
 NEVER = 60.0
 
@@ -56,6 +58,7 @@ def _until_closed(connection: socket.socket) -> bytes:
 
 def _head(path: str = "/2025-10-13/customers", length: int | None = None) -> bytes:
     lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
+    lines.append(f"Authorization: Basic {BASIC}")
     if length is not None:
         lines.append(f"Content-Length: {length}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode()

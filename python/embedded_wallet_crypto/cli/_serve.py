@@ -16,6 +16,11 @@ from typing import Any
 
 from ._io import EXIT_OK, UsageError
 
+# The defaults of the sandbox's Settings, repeated here: `ewc --help` must not need the extra.
+DEFAULT_MAX_BODY_SIZE = 1024 * 1024
+DEFAULT_REQUEST_TIMEOUT = 30.0
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
+
 __all__ = ["add_serve_command"]
 
 
@@ -33,6 +38,14 @@ def _settings(args: argparse.Namespace) -> Any:
         raise UsageError("--time-scale must be a positive number")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
+    if args.max_body_size < 1:
+        raise UsageError("--max-body-size must be a positive number of bytes")
+    for option, value in (
+        ("--request-timeout", args.request_timeout),
+        ("--keep-alive-timeout", args.keep_alive_timeout),
+    ):
+        if not (math.isfinite(value) and 0 < value <= 86_400):
+            raise UsageError(f"{option} must be a number of seconds from above 0 to 86400")
     issuers = dict(_pair(item, "=", "--oidc-issuer ISSUER=JWKS_URL") for item in args.oidc_issuer)
     credentials = [
         _pair(item, ":", "--platform-credentials ID:SECRET") for item in args.platform_credentials
@@ -51,6 +64,9 @@ def _settings(args: argparse.Namespace) -> Any:
             oidc_audiences=list(args.oidc_audience),
             time_scale=args.time_scale,
             redis=args.redis,
+            max_body_size=args.max_body_size,
+            request_timeout=args.request_timeout,
+            keep_alive_timeout=args.keep_alive_timeout,
         )
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -62,6 +78,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as missing:
         raise UsageError(str(missing)) from None
     import uvicorn  # present: the sandbox package checked it
+
+    from ..sandbox._http import protocol_with_deadline
 
     settings = _settings(args)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
@@ -88,7 +106,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         )
     host = f"[{settings.host}]" if family == socket.AF_INET6 else settings.host
     base_url = f"http://{host}:{port}{BASE_PATH}"
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http=protocol_with_deadline(settings.request_timeout),
+        timeout_keep_alive=settings.keep_alive_timeout,
+    )
     server = uvicorn.Server(config)
     return asyncio.run(_serve(server, listener, base_url, settings.environment))
 
@@ -191,5 +216,27 @@ def add_serve_command(commands: Any) -> None:
     )
     serve.add_argument(
         "--redis", default=None, metavar="URL", help="Redis for single use and rate limits"
+    )
+    serve.add_argument(
+        "--max-body-size",
+        type=int,
+        default=DEFAULT_MAX_BODY_SIZE,
+        metavar="BYTES",
+        help="the largest request body; past it 413 BODY_TOO_LARGE (default 1048576: 1 MiB)",
+    )
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help="time for a whole request (headers and body) to arrive; then the connection "
+        "is closed, after 408 REQUEST_TIMEOUT once its headers arrived (default 30)",
+    )
+    serve.add_argument(
+        "--keep-alive-timeout",
+        type=float,
+        default=DEFAULT_KEEP_ALIVE_TIMEOUT,
+        metavar="SECONDS",
+        help="how long an idle connection stays open between requests (default 5)",
     )
     serve.set_defaults(handler=_cmd_serve)

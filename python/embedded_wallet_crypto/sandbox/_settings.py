@@ -5,12 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DEFAULT_DATABASE", "ENVIRONMENTS", "Settings"]
+__all__ = [
+    "DEFAULT_DATABASE",
+    "DEFAULT_KEEP_ALIVE_TIMEOUT",
+    "DEFAULT_MAX_BODY_SIZE",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "ENVIRONMENTS",
+    "Settings",
+]
 
 #: The database used when none is given: a SQLite file in the current directory.
 DEFAULT_DATABASE = "sqlite:///ewc-sandbox.db"
 #: The two environments: ``sandbox`` (magic values allowed) and ``production`` (every check).
 ENVIRONMENTS = ("sandbox", "production")
+#: The largest request body, in bytes (1 MiB): past it, 413 ``BODY_TOO_LARGE``.
+DEFAULT_MAX_BODY_SIZE = 1024 * 1024
+#: Seconds for a whole request (its headers and its body) to arrive.
+DEFAULT_REQUEST_TIMEOUT = 30.0
+#: Seconds an idle connection is kept open between requests.
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
 
 
 @dataclass
@@ -33,6 +46,11 @@ class Settings:
         time_scale: multiplies the service's lifetimes and delays (challenges, sessions, OTP
             codes and their rate limits), so that a test can run them in seconds.
         redis: a Redis URL for single use and rate limits (default: the database itself).
+        max_body_size: the largest request body in bytes (413 ``BODY_TOO_LARGE`` past it).
+        request_timeout: seconds for a whole request (headers and body) to arrive once a
+            connection is open or a new request has begun; then the connection is closed (408
+            ``REQUEST_TIMEOUT`` first when the headers had arrived).
+        keep_alive_timeout: seconds an idle connection is kept open between requests.
     """
 
     host: str = "127.0.0.1"
@@ -47,12 +65,20 @@ class Settings:
     oidc_audiences: list[str] = field(default_factory=list)
     time_scale: float = 1.0
     redis: str | None = None
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.environment not in ENVIRONMENTS:
             raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}")
         if not (self.time_scale > 0 and self.time_scale < 10**6):
             raise ValueError("time_scale must be a positive number")
+        if isinstance(self.max_body_size, bool) or not 1 <= self.max_body_size <= 2**40:
+            raise ValueError("max_body_size must be a positive number of bytes")
+        for name in ("request_timeout", "keep_alive_timeout"):
+            if not 0 < getattr(self, name) <= 86_400:
+                raise ValueError(f"{name} must be a number of seconds from above 0 to 86400")
         self.mail_dir = Path(self.mail_dir)
 
     @property

@@ -27,6 +27,7 @@ from .._clock import iso
 from .._db import get_session, lock
 from .._errors import ApiError, ErrorOut, error_responses
 from .._ids import new_id
+from .._limits import FreeForm
 from .._lists import page as sql_page
 from .._models import Customer, InternalAccount
 from .._models_agents import Agent, AgentAction, AgentDeviceCode, AgentToken
@@ -72,7 +73,8 @@ class AgentCreate(BaseModel):
 
     name: Annotated[str, Field(min_length=1, max_length=500)]
     customerId: Annotated[str, Field(min_length=1, max_length=100)]
-    policy: dict[str, Any]
+    #: As sent, bounded (``_limits``) before the policy rules read it.
+    policy: FreeForm
 
 
 class AgentUpdate(BaseModel):
@@ -459,7 +461,7 @@ def update_agent_policy(
     session: Db,
     services: Svc,
     _: Platform,
-    body: Annotated[dict[str, Any], Body()],
+    body: Annotated[FreeForm, Body()],
 ) -> dict[str, Any]:
     """Partially update an agent's policy; it applies to the next action."""
     agent = _agent(session, agentId)
