@@ -1,10 +1,12 @@
-"""Idle and half-sent connections are closed, over raw sockets.
+"""The limits ``ewc serve``'s options set: idle and half-sent connections are closed (over raw
+sockets), and a body over ``--max-body-size`` is refused.
 
-The server runs with ``--request-timeout 1 --keep-alive-timeout 1``. Each test opens a
-connection, sends nothing, part of a request or a whole one, and then waits for the server to
-end the connection. Nothing here measures speed: the client's socket timeout (60 s) is only a
-bound after which the server is deemed never to close (a failure). A request whose headers
-arrived but whose body did not is answered 408 ``REQUEST_TIMEOUT`` before the close.
+The server runs with ``--request-timeout 1 --keep-alive-timeout 1 --max-body-size 4096``.
+Each timeout test opens a connection, sends nothing, part of a request or a whole one, and then
+waits for the server to end the connection. Nothing here measures speed: the client's socket
+timeout (60 s) is only a bound after which the server is deemed never to close (a failure). A
+request whose headers arrived but whose body did not is answered 408 ``REQUEST_TIMEOUT`` before
+the close.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import socket
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from ._server import PLATFORM_ID, PLATFORM_SECRET, SandboxServer
@@ -29,7 +32,7 @@ NEVER = 60.0
 def timed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
     running = SandboxServer(
         tmp_path_factory.mktemp("timeouts"),
-        extra=["--request-timeout", "1", "--keep-alive-timeout", "1"],
+        extra=["--request-timeout", "1", "--keep-alive-timeout", "1", "--max-body-size", "4096"],
     )
     running.start()
     yield running
@@ -109,3 +112,20 @@ def test_an_idle_keep_alive_connection_is_closed(timed: SandboxServer) -> None:
         connection.sendall(b"GET /2025-10-13/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n")
         answer = _until_closed(connection)
     assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
+def test_the_body_limit_is_the_option(timed: SandboxServer) -> None:
+    with httpx.Client(base_url=timed.base_url, auth=timed.auth, timeout=NEVER) as http:
+        for size, status in ((4096, 201), (4097, 413)):
+            body = b'{"customerType": "INDIVIDUAL", "fullName": "' + b"n" * 300 + b'", "x": "'
+            body += b"p" * (size - len(body) - 2) + b'"}'
+            assert len(body) == size
+            response = http.post(
+                "/customers", content=body, headers={"content-type": "application/json"}
+            )
+            assert response.status_code == status, response.text
+        assert response.json() == {
+            "status": 413,
+            "code": "BODY_TOO_LARGE",
+            "reason": "The request body is larger than 4096 bytes.",
+        }
