@@ -22,6 +22,7 @@ __all__ = [
     "MAX_STRING_LENGTH",
     "FreeForm",
     "check_free_form",
+    "storable_text",
 ]
 
 #: Objects and arrays nested in one another, the free-form object itself being level 1.
@@ -75,6 +76,14 @@ def free_form_problem(value: Any) -> str | None:
     if size > MAX_OBJECT_BYTES:
         return f"is larger than {MAX_OBJECT_BYTES} bytes as JSON"
     return None
+
+
+def storable_text(value: str) -> str:
+    """Pydantic validator: text every backend stores (no NUL, no lone surrogate)."""
+    problem = _text_problem(value, "text", len(value))
+    if problem is not None:
+        raise PydanticCustomError("text_not_storable", problem.removeprefix("has "))
+    return value
 
 
 def check_free_form(value: dict[str, Any]) -> dict[str, Any]:

@@ -81,7 +81,7 @@ class AgentUpdate(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     name: Annotated[str, Field(min_length=1, max_length=500)] | None = None
-    isPaused: bool | None = None
+    isPaused: Annotated[bool, Field(strict=True)] | None = None
 
 
 class RejectBody(BaseModel):
@@ -282,7 +282,7 @@ def list_agents(
     services: Svc,
     _: Platform,
     customerId: Annotated[str | None, Query(max_length=200)] = None,
-    isPaused: bool | None = None,
+    isPaused: Annotated[bool, Field(strict=True)] | None = None,
     isConnected: bool | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=300)] = None,
