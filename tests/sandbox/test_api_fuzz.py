@@ -22,9 +22,10 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
 ``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
-The published document is read from ``/work/shared/spec/grid-openapi.yaml`` when present, or
-from ``$EWC_GRID_OPENAPI``; without it those checks are skipped with a message (it is never
-copied into the project). Bounded for CI: ``FUZZ_EXAMPLES`` examples per operation and variant
+The published document is read from ``$EWC_GRID_OPENAPI``, or else from
+``../shared/spec/grid-openapi.yaml`` next to the checkout (it is never copied into the
+project); without it the comparisons are skipped with a message, and under ``CI=true`` its
+absence fails both tests. Bounded for CI: ``FUZZ_EXAMPLES`` examples per operation and variant
 (default 12; four variants: random and real ids, valid and invalid requests), derandomized
 under ``CI=true`` (the project's Hypothesis profile). The counts (operations, requests,
 responses validated against each document, statuses) are printed in the run's summary.
@@ -42,6 +43,7 @@ from typing import Any
 
 import pytest
 import schemathesis
+from _ci import skip_or_fail, under_ci
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
@@ -60,7 +62,8 @@ from ._payments import fund, usd_external
 from ._server import SandboxServer
 from .test_agents import POLICY, Agent, connect, create_agent
 
-GRID_DEFAULT = Path("/work/shared/spec/grid-openapi.yaml")
+REPO = Path(__file__).resolve().parents[2]
+GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
@@ -217,6 +220,12 @@ def _report() -> Iterator[None]:
 
 
 # --- the published document ---------------------------------------------------------------------
+
+
+_GRID_MISSING = (
+    f"the published OpenAPI is not at {GRID_DEFAULT} and EWC_GRID_OPENAPI is not set: "
+    "the service is not compared with it"
+)
 
 
 def _grid_path() -> Path | None:
@@ -565,10 +574,7 @@ def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
     assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
     if _grid_path() is None:
-        pytest.skip(
-            f"the published OpenAPI is not at {GRID_DEFAULT} and EWC_GRID_OPENAPI is not set: "
-            "the served operations are not compared with it"
-        )
+        skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
     assert published - {None} == SHARED_OPERATIONS
     assert {op for op in served if _published(*op) is None} == SANDBOX_ONLY_OPERATIONS
@@ -623,6 +629,8 @@ def _plan(
 def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     """Every operation of the document, valid and invalid requests, random and real ids; all
     failures listed."""
+    if _grid_path() is None and under_ci():
+        pytest.fail(_GRID_MISSING + " (CI=true: the comparison is required)", pytrace=False)
     api = schemathesis.openapi.from_url(fuzz_server.base_url + "/openapi.json")
     operations = []
     for result in api.get_all_operations():
