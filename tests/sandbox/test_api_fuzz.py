@@ -26,9 +26,10 @@ The published document is read from ``$EWC_GRID_OPENAPI``, or else from
 ``../shared/spec/grid-openapi.yaml`` next to the checkout (it is never copied into the
 project); without it the comparisons are skipped with a message, and under ``CI=true`` its
 absence fails both tests. Bounded for CI: ``FUZZ_EXAMPLES`` examples per operation and variant
-(default 12; four variants: random and real ids, valid and invalid requests), derandomized
-under ``CI=true`` (the project's Hypothesis profile). The counts (operations, requests,
-responses validated against each document, statuses) are printed in the run's summary.
+(default 12; four variants: random and real ids, valid and invalid requests), on the run's
+seed (drawn anew each run and printed; ``EWC_TEST_SEED`` replays it: see the conftest). The
+counts (operations, requests, responses validated against each document, statuses) are
+printed in the run's summary.
 """
 
 from __future__ import annotations
