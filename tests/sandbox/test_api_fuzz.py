@@ -49,10 +49,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.config import SchemathesisConfig
 from schemathesis.core.failures import FailureGroup
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -371,7 +373,30 @@ def _exempt(body: Any, error: Any) -> bool:
     return which(value)
 
 
-CHECKS = [not_a_server_error, service_status_conformance, own_schema_conformance, grid_conformance]
+CHECKS = [
+    not_a_server_error,
+    service_status_conformance,
+    own_schema_conformance,
+    grid_conformance,
+    negative_data_rejection,
+]
+
+#: Every request carries its operation's valid credentials (the security requirement is not
+#: one of the things a negative case breaks), so that a negative case reaches validation; it
+#: must then be refused with a client error (``negative_data_rejection``; a 5xx is never one).
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "generation": {"with-security-parameters": False},
+        "checks": {
+            "negative_data_rejection": {
+                "expected-statuses": [
+                    *("400", "401", "403", "404", "405", "406", "409"),
+                    *("413", "415", "422", "428", "429"),
+                ]
+            }
+        },
+    }
+)
 
 
 # --- real resources -----------------------------------------------------------------------------
@@ -601,6 +626,7 @@ def _fuzz(operation: Any, mode: GenerationMode, fixed: dict[str, Any], headers: 
         response = case.call(headers=headers)
         _count("requests")
         _count(f"status {response.status_code}")
+        _count(f"{mode.value} status {response.status_code}")
         case.validate_response(response, checks=CHECKS)
 
     run()
@@ -632,7 +658,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     failures listed."""
     if _grid_path() is None and under_ci():
         pytest.fail(_GRID_MISSING + " (CI=true: the comparison is required)", pytrace=False)
-    api = schemathesis.openapi.from_url(fuzz_server.base_url + "/openapi.json")
+    api = schemathesis.openapi.from_url(fuzz_server.base_url + "/openapi.json", config=CONFIG)
     operations = []
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ._client import SandboxClient
-from ._hostile import FORBIDDEN, INVALID, NOT_FOUND, Answers, Outcome, send, variants
+from ._hostile import FORBIDDEN, INVALID, NOT_FOUND, Answers, Outcome, refused, send, variants
 from ._payments import accounts, fund, usd_external
 from ._server import SandboxServer
 
@@ -258,3 +258,12 @@ def test_an_id_too_long_for_any_resource_is_not_found(setup: dict[str, Any]) -> 
             "code": "NOT_FOUND",
             "reason": "No such resource.",
         }
+
+
+def test_a_date_is_iso_8601_text_not_a_number(setup: dict[str, Any]) -> None:
+    # Found by the API fuzz's negative mode: "2888" was read as Unix time (1970-01-01T00:48:08).
+    client: SandboxClient = setup["client"]
+    for value in ("2888", "-1", "1.5e3"):
+        for name in ("startDate", "endDate"):
+            refused(client.get("/transactions", params={name: value}))
+    assert client.get("/transactions", params={"startDate": "2025-10-13T00:00:00Z"}).is_success

@@ -46,6 +46,7 @@ from .._transactions import transaction_body
 from .._transfers import TransferIn, TransferOut, transfer_in, transfer_out
 from .._wallet import retry_headers
 from .transactions import (
+    DateTimeQuery,
     Direction,
     SortOrder,
     Status,
@@ -756,8 +757,8 @@ def list_my_transactions(
     status: Annotated[Status | None, Query()] = None,
     type: Annotated[Direction | None, Query()] = None,
     reference: _Text = None,
-    startDate: Annotated[datetime | None, Query()] = None,
-    endDate: Annotated[datetime | None, Query()] = None,
+    startDate: DateTimeQuery = None,
+    endDate: DateTimeQuery = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
     sortOrder: Annotated[SortOrder, Query()] = SortOrder.desc,

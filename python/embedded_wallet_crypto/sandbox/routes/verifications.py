@@ -25,8 +25,8 @@ from .._auth import require_platform
 from .._clock import iso
 from .._db import get_session
 from .._errors import ApiError
-from .._limits import storable_text
 from .._ids import new_id
+from .._limits import storable_text
 from .._models import Customer
 from .._models_agents import Verification
 from .._services import Services, get_services
