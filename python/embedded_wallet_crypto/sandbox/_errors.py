@@ -134,11 +134,9 @@ async def _validation(_: Request, error: Exception) -> JSONResponse:
         what = {"query": "query parameter", "path": "path parameter", "header": "header"}.get(
             str(kind), "field"
         )
-        message = str(first.get("msg", "is not valid"))[:200]
+        message = str(first.get("msg", "is not valid"))[:200].removeprefix("Value error, ")
         if first.get("type") == "json_invalid":
             reason = "The request body is not valid JSON."
-        elif first.get("type") == "free_form_limit":
-            reason = f"{_location(where)} {message}."
         elif first.get("type") in ("model_attributes_type", "dict_type") and len(where) <= 1:
             reason = "The request body must be a JSON object (Content-Type: application/json)."
         elif len(where) <= 1:

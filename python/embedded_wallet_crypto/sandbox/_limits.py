@@ -12,7 +12,6 @@ import json
 from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator
-from pydantic_core import PydanticCustomError
 
 __all__ = [
     "MAX_DEPTH",
@@ -82,7 +81,7 @@ def storable_text(value: str) -> str:
     """Pydantic validator: text every backend stores (no NUL, no lone surrogate)."""
     problem = _text_problem(value, "text", len(value))
     if problem is not None:
-        raise PydanticCustomError("text_not_storable", problem.removeprefix("has "))
+        raise ValueError(f"it {problem}")
     return value
 
 
@@ -90,7 +89,7 @@ def check_free_form(value: dict[str, Any]) -> dict[str, Any]:
     """Pydantic validator: ``value`` unchanged, or a validation error naming the bound."""
     problem = free_form_problem(value)
     if problem is not None:
-        raise PydanticCustomError("free_form_limit", problem)
+        raise ValueError(f"it {problem}")
     return value
 
 
