@@ -226,8 +226,8 @@ def _report() -> Iterator[None]:
 
 
 _GRID_MISSING = (
-    f"the published OpenAPI is not at {GRID_DEFAULT} and EWC_GRID_OPENAPI is not set: "
-    "the service is not compared with it"
+    f"the published OpenAPI is not at {os.environ.get('EWC_GRID_OPENAPI') or GRID_DEFAULT} "
+    "(EWC_GRID_OPENAPI, else next to the checkout): the service is not compared with it"
 )
 
 
