@@ -21,10 +21,23 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi", reason="the sandbox extra is not installed")
-
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+
+
+def _test_helper(name: str) -> Any:
+    """A module of tests/ (``_postgres_server``, ``_ci``), loaded by its path."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "tests" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+# A missing extra skips locally and fails under CI=true.
+_test_helper("_ci").require_module("fastapi", "the sandbox extra is not installed")
 sys.path.insert(0, str(HERE))  # sandbox_load and sandbox_services (uvicorn's factory)
 
 import sandbox_load  # noqa: E402
@@ -34,14 +47,7 @@ SECONDS = float(os.environ.get("EWC_BENCH_SANDBOX_SECONDS", "10"))
 
 
 def _postgres_helper() -> Any:
-    name = "_postgres_server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "tests" / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return _test_helper("_postgres_server")
 
 
 @pytest.fixture

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis import core as hypothesis_core
 
 # The store fixtures (redis_server, postgres_server, store) shared by the store test files.
 pytest_plugins = ["_store_fixtures"]
@@ -16,20 +18,40 @@ pytest_plugins = ["_store_fixtures"]
 REPO = Path(__file__).resolve().parent.parent
 VECTORS_DIR = REPO / "vectors"
 
-# Hypothesis, project-wide (a test's own settings(...) override only what they name):
+# Hypothesis (and Schemathesis, which runs on it), project-wide (a test's own settings(...)
+# override only what they name):
 # - no deadline and no too_slow health check: both are wall-clock limits, which a loaded 2-core
 #   machine misses without anything being wrong;
-# - under CI=true, derandomized (examples from a fixed seed per test, no example database), so
-#   a CI verdict is the same on every rerun; locally the examples stay random, to keep looking.
-# HYPOTHESIS_PROFILE=ci (or =dev) picks one explicitly; print_blob lets a failure be replayed.
+# - one seed per run, drawn anew each time (CI too: a rerun looks somewhere else) and printed in
+#   the header and the summary; EWC_TEST_SEED=N replays a run's examples;
+# - under CI=true no example database (HYPOTHESIS_PROFILE=ci or =dev picks one explicitly);
+#   print_blob lets one failure be replayed on its own.
 settings.register_profile(
     "dev", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
-settings.register_profile("ci", settings.get_profile("dev"), derandomize=True, database=None)
+settings.register_profile("ci", settings.get_profile("dev"), database=None)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE")
     or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 )
+
+
+def _run_seed() -> int:
+    """``$EWC_TEST_SEED``, or one drawn now and put there, so that the pytest-xdist workers,
+    started after this, use the same one."""
+    text = os.environ.get("EWC_TEST_SEED", "").strip()
+    if not text.isdigit():
+        text = str(secrets.randbelow(2**32))
+        os.environ["EWC_TEST_SEED"] = text
+    return int(text)
+
+
+SEED = _run_seed()
+hypothesis_core.global_force_seed = SEED  # as --hypothesis-seed does
+
+
+def pytest_report_header() -> str:
+    return f"EWC_TEST_SEED={SEED} (Hypothesis and Schemathesis; set it to replay this run)"
 
 
 def upstream_dir() -> Path:
@@ -75,6 +97,11 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    failed = terminalreporter.stats.get("failed") or terminalreporter.stats.get("error")
+    terminalreporter.write_line(
+        f"EWC_TEST_SEED={SEED}"
+        + (": run again with it to replay the generated examples" if failed else "")
+    )
     if _COUNTS:
         terminalreporter.section("vector counts")
         for line in sorted(_COUNTS):  # one order whichever worker ran a test

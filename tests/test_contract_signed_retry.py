@@ -198,7 +198,6 @@ def test_sqlite_store_constructor(in_tmp: Entry) -> None:
 
 
 @settings(
-    derandomize=True,
     database=None,
     max_examples=60,
     suppress_health_check=[HealthCheck.function_scoped_fixture],

@@ -9,8 +9,10 @@ never verifies or opens.
 
     python tests/fuzz/fuzz_entry_points.py --examples 2000 [--seed N] [--only NAME]
 
-Every distinct violation (entry point, exception type, innermost frame) is printed once with a
-reproducer; the exit status is 1 if there was any.
+Each run draws a new seed unless one is given (``--seed N``, or ``EWC_FUZZ_SEED=N``) and prints
+it first; a run with that seed and the same ``--examples`` replays the same inputs. Every
+distinct violation (entry point, exception type, innermost frame) is printed once with a
+reproducer and the seed; the exit status is 1 if there was any.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import random
+import secrets
 import sys
 import time
 import traceback
@@ -606,10 +610,17 @@ def contract(
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", type=int, default=2000, help="calls per entry point")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=None, help="replay a run (default: $EWC_FUZZ_SEED or a new one)"
+    )
     parser.add_argument("--only")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    seed = args.seed
+    if seed is None:
+        given = os.environ.get("EWC_FUZZ_SEED", "").strip()
+        seed = int(given) if given.isdigit() else secrets.randbelow(2**31 - 1) + 1
+    print(f"seed {seed} (replay: --seed {seed} --examples {args.examples})", flush=True)
+    rng = random.Random(seed)
     targets = build_targets()
     seen: dict[tuple[str, str], tuple[str, dict[str, object]]] = {}
     for name, (valid, fn, forgery) in targets.items():
@@ -660,6 +671,8 @@ def main() -> int:
         shown = {k: (v if len(repr(v)) < 200 else repr(v)[:200] + "...") for k, v in kwargs.items()}
         print(f"VIOLATION {name}: {problem}\n    input: {shown!r}")
     print(f"{len(seen)} distinct violations")
+    if seen:
+        print(f"replay: {sys.argv[0]} --seed {seed} --examples {args.examples}")
     return 1 if seen else 0
 
 

@@ -23,13 +23,14 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from _ci import require_module
 from _postgres_server import PostgresServer, running_postgres
 
-pytest.importorskip("fastapi", reason="the sandbox extra is not installed")
+require_module("fastapi", "the sandbox extra is not installed")  # fails under CI=true
 
-from ._client import SandboxClient
-from ._identity import jwks_server, oidc_arguments
-from ._server import SandboxServer
+from ._client import SandboxClient  # noqa: E402
+from ._identity import jwks_server, oidc_arguments  # noqa: E402
+from ._server import SandboxServer  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -22,12 +22,14 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
 ``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
-The published document is read from ``/work/shared/spec/grid-openapi.yaml`` when present, or
-from ``$EWC_GRID_OPENAPI``; without it those checks are skipped with a message (it is never
-copied into the project). Bounded for CI: ``FUZZ_EXAMPLES`` examples per operation and variant
-(default 12; four variants: random and real ids, valid and invalid requests), derandomized
-under ``CI=true`` (the project's Hypothesis profile). The counts (operations, requests,
-responses validated against each document, statuses) are printed in the run's summary.
+The published document is read from ``$EWC_GRID_OPENAPI``, or else from
+``../shared/spec/grid-openapi.yaml`` next to the checkout (it is never copied into the
+project); without it the comparisons are skipped with a message, and under ``CI=true`` its
+absence fails both tests. Bounded for CI: ``FUZZ_EXAMPLES`` examples per operation and variant
+(default 12; four variants: random and real ids, valid and invalid requests), on the run's
+seed (drawn anew each run and printed; ``EWC_TEST_SEED`` replays it: see the conftest). The
+counts (operations, requests, responses validated against each document, statuses) are
+printed in the run's summary.
 """
 
 from __future__ import annotations
@@ -42,14 +44,17 @@ from typing import Any
 
 import pytest
 import schemathesis
+from _ci import skip_or_fail, under_ci
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.config import SchemathesisConfig
 from schemathesis.core.failures import FailureGroup
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -60,7 +65,8 @@ from ._payments import fund, usd_external
 from ._server import SandboxServer
 from .test_agents import POLICY, Agent, connect, create_agent
 
-GRID_DEFAULT = Path("/work/shared/spec/grid-openapi.yaml")
+REPO = Path(__file__).resolve().parents[2]
+GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
@@ -219,6 +225,12 @@ def _report() -> Iterator[None]:
 # --- the published document ---------------------------------------------------------------------
 
 
+_GRID_MISSING = (
+    f"the published OpenAPI is not at {os.environ.get('EWC_GRID_OPENAPI') or GRID_DEFAULT} "
+    "(EWC_GRID_OPENAPI, else next to the checkout): the service is not compared with it"
+)
+
+
 def _grid_path() -> Path | None:
     override = os.environ.get("EWC_GRID_OPENAPI")
     path = Path(override) if override else GRID_DEFAULT
@@ -361,7 +373,30 @@ def _exempt(body: Any, error: Any) -> bool:
     return which(value)
 
 
-CHECKS = [not_a_server_error, service_status_conformance, own_schema_conformance, grid_conformance]
+CHECKS = [
+    not_a_server_error,
+    service_status_conformance,
+    own_schema_conformance,
+    grid_conformance,
+    negative_data_rejection,
+]
+
+#: Every request carries its operation's valid credentials (the security requirement is not
+#: one of the things a negative case breaks), so that a negative case reaches validation; it
+#: must then be refused with a client error (``negative_data_rejection``; a 5xx is never one).
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "generation": {"with-security-parameters": False},
+        "checks": {
+            "negative_data_rejection": {
+                "expected-statuses": [
+                    *("400", "401", "403", "404", "405", "406", "409"),
+                    *("413", "415", "422", "428", "429"),
+                ]
+            }
+        },
+    }
+)
 
 
 # --- real resources -----------------------------------------------------------------------------
@@ -565,10 +600,7 @@ def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
     assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
     if _grid_path() is None:
-        pytest.skip(
-            f"the published OpenAPI is not at {GRID_DEFAULT} and EWC_GRID_OPENAPI is not set: "
-            "the served operations are not compared with it"
-        )
+        skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
     assert published - {None} == SHARED_OPERATIONS
     assert {op for op in served if _published(*op) is None} == SANDBOX_ONLY_OPERATIONS
@@ -594,6 +626,7 @@ def _fuzz(operation: Any, mode: GenerationMode, fixed: dict[str, Any], headers: 
         response = case.call(headers=headers)
         _count("requests")
         _count(f"status {response.status_code}")
+        _count(f"{mode.value} status {response.status_code}")
         case.validate_response(response, checks=CHECKS)
 
     run()
@@ -623,7 +656,9 @@ def _plan(
 def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     """Every operation of the document, valid and invalid requests, random and real ids; all
     failures listed."""
-    api = schemathesis.openapi.from_url(fuzz_server.base_url + "/openapi.json")
+    if _grid_path() is None and under_ci():
+        pytest.fail(_GRID_MISSING + " (CI=true: the comparison is required)", pytrace=False)
+    api = schemathesis.openapi.from_url(fuzz_server.base_url + "/openapi.json", config=CONFIG)
     operations = []
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()

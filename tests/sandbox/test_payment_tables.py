@@ -4,10 +4,11 @@ properties), the suffix outcome tables and the UMA receivers."""
 from __future__ import annotations
 
 import pytest
+from _ci import require_module
 
-pytest.importorskip("fastapi", reason="the sandbox extra is not installed")
+require_module("fastapi", "the sandbox extra is not installed")  # fails under CI=true
 
-from embedded_wallet_crypto.sandbox._payment_tables import (
+from embedded_wallet_crypto.sandbox._payment_tables import (  # noqa: E402
     MAX_LOCKED_AMOUNT,
     RATES_PER_USD,
     beneficiary_status,
@@ -18,8 +19,8 @@ from embedded_wallet_crypto.sandbox._payment_tables import (
     transfer_outcome,
     uma_receiver_outcome,
 )
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 CODES = sorted(RATES_PER_USD)
 

@@ -8,12 +8,13 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from _ci import require_module
 
-pytest.importorskip("sqlalchemy", reason="the sandbox extra is not installed")
+require_module("sqlalchemy", "the sandbox extra is not installed")  # fails under CI=true
 
-from embedded_wallet_crypto.sandbox._models import UtcDateTime
-from hypothesis import given
-from hypothesis import strategies as st
+from embedded_wallet_crypto.sandbox._models import UtcDateTime  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 
 @pytest.fixture

@@ -20,7 +20,16 @@ OPTIONS = [
     "--platform-credentials", "--mail-dir",
     "--rp-id", "--origin", "--oidc-issuer", "--oidc-audience", "--time-scale", "--redis",
     "--idempotency-retention",
+    "--max-body-size", "--request-timeout", "--keep-alive-timeout",
 ]  # fmt: skip
+
+
+def test_the_cli_defaults_are_the_settings_defaults() -> None:
+    from embedded_wallet_crypto.cli import _serve
+    from embedded_wallet_crypto.sandbox import _settings
+
+    for name in ("DEFAULT_MAX_BODY_SIZE", "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_KEEP_ALIVE_TIMEOUT"):
+        assert getattr(_serve, name) == getattr(_settings, name), name
 
 
 def test_help_lists_the_options() -> None:
@@ -41,6 +50,12 @@ def test_help_lists_the_options() -> None:
         ["--oidc-issuer", "no-equals"],
         ["--environment", "staging"],
         ["--port", "70000"],
+        ["--max-body-size", "0"],
+        ["--max-body-size", "1.5"],
+        ["--request-timeout", "0"],
+        ["--request-timeout", "inf"],
+        ["--keep-alive-timeout", "-1"],
+        ["--keep-alive-timeout", "nan"],
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, arguments: list[str]) -> None:

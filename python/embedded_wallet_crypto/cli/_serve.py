@@ -16,6 +16,11 @@ from typing import Any
 from ._io import EXIT_OK, EXIT_USAGE, UsageError
 from ._serve_run import AppFactory, RequestLog, listening_socket, serve_one, serve_workers
 
+# The defaults of the sandbox's Settings, repeated here: `ewc --help` must not need the extra.
+DEFAULT_MAX_BODY_SIZE = 1024 * 1024
+DEFAULT_REQUEST_TIMEOUT = 30.0
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
+
 __all__ = ["MAX_WORKERS", "add_serve_command"]
 
 #: The most processes ``--workers`` starts.
@@ -38,6 +43,14 @@ def _settings(args: argparse.Namespace) -> Any:
         raise UsageError("--port must be between 0 and 65535")
     if not (math.isfinite(args.idempotency_retention) and args.idempotency_retention > 0):
         raise UsageError("--idempotency-retention must be a positive number of seconds")
+    if args.max_body_size < 1:
+        raise UsageError("--max-body-size must be a positive number of bytes")
+    for option, value in (
+        ("--request-timeout", args.request_timeout),
+        ("--keep-alive-timeout", args.keep_alive_timeout),
+    ):
+        if not (math.isfinite(value) and 0 < value <= 86_400):
+            raise UsageError(f"{option} must be a number of seconds from above 0 to 86400")
     issuers = dict(_pair(item, "=", "--oidc-issuer ISSUER=JWKS_URL") for item in args.oidc_issuer)
     credentials = [
         _pair(item, ":", "--platform-credentials ID:SECRET") for item in args.platform_credentials
@@ -57,6 +70,9 @@ def _settings(args: argparse.Namespace) -> Any:
             time_scale=args.time_scale,
             redis=args.redis,
             idempotency_retention=args.idempotency_retention,
+            max_body_size=args.max_body_size,
+            request_timeout=args.request_timeout,
+            keep_alive_timeout=args.keep_alive_timeout,
         )
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -68,6 +84,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as missing:
         raise UsageError(str(missing)) from None
     import uvicorn  # present: the sandbox package checked it
+
+    from ..sandbox._http import protocol_with_deadline
 
     if not 1 <= args.workers <= MAX_WORKERS:
         raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}")
@@ -106,7 +124,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     else:
         served = app if args.quiet else RequestLog(app)
     config = uvicorn.Config(
-        served, factory=args.workers > 1, log_level="warning", access_log=False, lifespan="on"
+        served,
+        factory=args.workers > 1,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        # A worker process makes its own deadline protocol class (a made class does not pickle).
+        http="h11" if args.workers > 1 else protocol_with_deadline(settings.request_timeout),
+        timeout_keep_alive=settings.keep_alive_timeout,
     )
     if args.workers > 1:
         return serve_workers(config, listener, args.workers, announce)
@@ -210,5 +235,27 @@ def add_serve_command(commands: Any) -> None:
         metavar="SECONDS",
         help="how long the response to an Idempotency-Key is kept, scaled by --time-scale "
         "(default 86400: 24 hours); then the key can be used again",
+    )
+    serve.add_argument(
+        "--max-body-size",
+        type=int,
+        default=DEFAULT_MAX_BODY_SIZE,
+        metavar="BYTES",
+        help="the largest request body; past it 413 BODY_TOO_LARGE (default 1048576: 1 MiB)",
+    )
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help="time for a whole request (headers and body) to arrive; then the connection "
+        "is closed, after 408 REQUEST_TIMEOUT once its headers arrived (default 30)",
+    )
+    serve.add_argument(
+        "--keep-alive-timeout",
+        type=float,
+        default=DEFAULT_KEEP_ALIVE_TIMEOUT,
+        metavar="SECONDS",
+        help="how long an idle connection stays open between requests (default 5)",
     )
     serve.set_defaults(handler=_cmd_serve)

@@ -159,7 +159,10 @@ def _worker(config: Any, listener: socket.socket, ready: Connection) -> None:
     ready."""
     import uvicorn
 
+    from ..sandbox._http import protocol_with_deadline
+
     config.configure_logging()  # as uvicorn's own worker processes do
+    config.http = protocol_with_deadline(config.app.settings.request_timeout)
     server = uvicorn.Server(config)
     asyncio.run(serve_one(server, listener, lambda: ready.send(os.getpid())))
 

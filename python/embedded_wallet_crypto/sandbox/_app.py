@@ -1,5 +1,6 @@
 """The FastAPI application: every route under the base path ``/2025-10-13``, the OpenAPI
-document at ``/2025-10-13/openapi.json``, the error handlers, and ``GET /`` for the page."""
+document at ``/2025-10-13/openapi.json``, the error handlers, ``GET /`` for the page, and the
+request gate in front of them all (authentication first, the body size limit)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse
+from starlette.types import ASGIApp
 
 from .. import __version__
 from ._auth import PlatformAuth
 from ._db import Database
 from ._errors import ApiError, install_error_handlers
+from ._gate import RequestGate
 from ._services import Services
 from ._settings import Settings
 
@@ -75,6 +78,15 @@ def _without_422(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+class _Service(FastAPI):
+    """The application with :class:`~._gate.RequestGate` outside all of its middleware."""
+
+    gate_routers: list[tuple[str, APIRouter]]
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestGate(super().build_middleware_stack(), self, self.gate_routers)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The sandbox service as an ASGI application.
 
@@ -96,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         services.close()
         database.dispose()
 
-    app = FastAPI(
+    app = _Service(
         title="Embedded-wallet sandbox service",
         version=__version__,
         description=(
@@ -107,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=f"{BASE_PATH}/docs",
         redoc_url=None,
         lifespan=lifespan,
+        max_body_size=settings.max_body_size,
     )
     app.state.settings = settings
     app.state.database = database
@@ -114,10 +127,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.services = services
     app.state.generated_credentials = generated
     install_error_handlers(app)
-    for name in ROUTE_MODULES:
-        module = importlib.import_module(f"{__package__}.routes.{name}")
-        app.include_router(module.router, prefix=BASE_PATH)
-    app.include_router(importlib.import_module(f"{__package__}.routes.page").router)  # /page.js
+    app.gate_routers = [
+        (BASE_PATH, importlib.import_module(f"{__package__}.routes.{name}").router)
+        for name in ROUTE_MODULES
+    ]
+    app.gate_routers.append(("", importlib.import_module(f"{__package__}.routes.page").router))
+    for prefix, router in app.gate_routers:  # the page's router (/page.js) has no prefix
+        app.include_router(router, prefix=prefix)
 
     _without_422(app)
 

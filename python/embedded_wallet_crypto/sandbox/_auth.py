@@ -27,7 +27,7 @@ from ._db import Database
 from ._errors import ApiError
 from ._models import PlatformCredential, ServiceSecret
 
-__all__ = ["PlatformAuth", "require_platform"]
+__all__ = ["PLATFORM_SCOPE_KEY", "PlatformAuth", "platform_token", "require_platform"]
 
 _GENERATED_MARKER = "platform-credentials-generated"
 
@@ -119,16 +119,9 @@ def _unauthorized(reason: str) -> ApiError:
 _basic = HTTPBasic(auto_error=False, realm="ewc-sandbox")
 
 
-def require_platform(
-    request: Request, basic: Annotated[HTTPBasicCredentials | None, Depends(_basic)]
-) -> str:
-    """FastAPI dependency: the platform's Basic credentials; returns the token id.
-
-    ``basic`` only documents the scheme in the OpenAPI document; the header is read here, so
-    that every failure has the service's error shape.
-    """
-    del basic
-    header = request.headers.get("authorization")
+def platform_token(auth: PlatformAuth, header: str | None) -> str:
+    """The token id of valid platform Basic credentials in an ``Authorization`` header, or a
+    401 :class:`ApiError`."""
     if not header:
         raise _unauthorized("Platform credentials are required (HTTP Basic).")
     scheme, _, value = header.partition(" ")
@@ -139,7 +132,26 @@ def require_platform(
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise _unauthorized("The Basic credentials are not valid base64 of ID:SECRET.") from None
     token_id, separator, secret = decoded.partition(":")
-    auth: PlatformAuth = request.app.state.platform_auth
     if not separator or not auth.check(token_id, secret):
         raise _unauthorized("Invalid platform credentials.")
     return token_id
+
+
+#: Where the request gate leaves the token id it checked (``_gate.RequestGate``).
+PLATFORM_SCOPE_KEY = "ewc.platform_token"
+
+
+def require_platform(
+    request: Request, basic: Annotated[HTTPBasicCredentials | None, Depends(_basic)]
+) -> str:
+    """FastAPI dependency: the platform's Basic credentials; returns the token id.
+
+    ``basic`` only documents the scheme in the OpenAPI document; the header is read here, so
+    that every failure has the service's error shape. The request gate has checked them before
+    the route was reached (before the body was read); this takes its result.
+    """
+    del basic
+    checked = request.scope.get(PLATFORM_SCOPE_KEY)
+    if isinstance(checked, str):
+        return checked
+    return platform_token(request.app.state.platform_auth, request.headers.get("authorization"))

@@ -1,9 +1,10 @@
 """Error bodies: every error is ``{"status": int, "code": "UPPER_CASE", "reason": "..."}``.
 
-Request validation failures are 400 with a reason naming the field; unknown routes and methods
-are 404 and 405 in the same shape; the library's exceptions carry their own status and code
-(401s as the interface's ``UNAUTHORIZED`` with its reasons); anything else is a bug in the
-service: it is logged and answered with a plain 500.
+Request validation failures are 400 with a reason naming the field (a body that is not JSON, or
+nested past the parser's depth, too); a body over the size limit is 413 ``BODY_TOO_LARGE``;
+unknown routes and methods are 404 and 405 in the same shape; the library's exceptions carry
+their own status and code (401s as the interface's ``UNAUTHORIZED`` with its reasons); anything
+else is a bug in the service: it is logged and answered with a plain 500.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -24,7 +24,9 @@ from ..errors import OidcError, OtpError, PasskeyError, StampError, WalletCrypto
 __all__ = [
     "ApiError",
     "ErrorOut",
+    "body_too_large",
     "error_body",
+    "error_response",
     "error_responses",
     "install_error_handlers",
     "library_error",
@@ -49,6 +51,7 @@ class ErrorOut(BaseModel):
 
 _DESCRIPTIONS = {
     400: "The request is not valid (the reason names the field or the rule).",
+    413: "The request body is larger than the service's limit (BODY_TOO_LARGE).",
     401: "Platform credentials, or a credential, signature or request id, failed a check.",
     404: "No such resource.",
     429: "Too many requests; wait the seconds of the Retry-After header.",
@@ -80,7 +83,8 @@ def error_body(status: int, code: str, reason: str) -> dict[str, Any]:
     return {"status": status, "code": code, "reason": reason}
 
 
-def _response(error: ApiError) -> JSONResponse:
+def error_response(error: ApiError) -> JSONResponse:
+    """The error as its JSON response (status, headers and body)."""
     return JSONResponse(
         error_body(error.status, error.code, error.reason),
         status_code=error.status,
@@ -117,24 +121,25 @@ def _location(loc: Any) -> str:
 
 async def _validation(_: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
-    problems = jsonable_encoder(error.errors())
-    if problems and all(list(problem.get("loc", ()))[:1] == ["path"] for problem in problems):
+    # Only each problem's place, type and message are read: its input (which may be nested
+    # past any encoder's recursion) is never encoded or echoed.
+    problems = list(error.errors())
+    if problems and all(tuple(problem.get("loc", ()))[:1] == ("path",) for problem in problems):
         # An id no resource can have (too long for any id): no such resource, as for any other.
-        return _response(ApiError(404, "NOT_FOUND", "No such resource."))
+        return error_response(ApiError(404, "NOT_FOUND", "No such resource."))
     if problems:
         first = problems[0]
-        where = first.get("loc", ())
-        where = tuple(where) if isinstance(where, list) else where
-        kind = where[0] if isinstance(where, tuple) and where else "body"
+        where = tuple(first.get("loc", ()))
+        kind = where[0] if where else "body"
         what = {"query": "query parameter", "path": "path parameter", "header": "header"}.get(
             str(kind), "field"
         )
-        message = str(first.get("msg", "is not valid"))[:200]
+        message = str(first.get("msg", "is not valid"))[:200].removeprefix("Value error, ")
         if first.get("type") == "json_invalid":
             reason = "The request body is not valid JSON."
         elif first.get("type") in ("model_attributes_type", "dict_type") and len(where) <= 1:
             reason = "The request body must be a JSON object (Content-Type: application/json)."
-        elif isinstance(where, tuple) and len(where) <= 1:
+        elif len(where) <= 1:
             reason = f"The request body is not valid: {message}."
         else:
             reason = (
@@ -142,24 +147,49 @@ async def _validation(_: Request, error: Exception) -> JSONResponse:
             )
     else:
         reason = "The request is not valid."
-    return _response(ApiError(400, "INVALID_INPUT", reason))
+    return error_response(ApiError(400, "INVALID_INPUT", reason))
 
 
 async def _api_error(_: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, ApiError)
-    return _response(error)
+    return error_response(error)
 
 
 async def _library_error(_: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, WalletCryptoError)
-    return _response(library_error(error))
+    return error_response(library_error(error))
 
 
-_HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}
+_HTTP_CODES = {
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    401: "UNAUTHORIZED",
+    413: "BODY_TOO_LARGE",
+}
+
+
+def body_too_large(limit: int) -> ApiError:
+    """413: the request body passes ``limit`` bytes (``ewc serve --max-body-size``)."""
+    return ApiError(
+        413,
+        "BODY_TOO_LARGE",
+        f"The request body is larger than {limit} bytes.",
+    )
+
+
+def _unparsable(error: Exception) -> ApiError:
+    """A body the JSON parser gave up on (its error is the cause of the framework's 400)."""
+    if isinstance(error.__cause__, RecursionError):
+        return ApiError(400, "INVALID_INPUT", "The request body is nested too deeply.")
+    return ApiError(400, "INVALID_INPUT", "The request body is not valid JSON.")
 
 
 async def _http_status(request: Request, error: Exception) -> JSONResponse:
     status = int(getattr(error, "status_code", 500))
+    if status == 413:
+        return error_response(body_too_large(request.app.state.settings.max_body_size))
+    if status == 400 and error.__cause__ is not None:
+        return error_response(_unparsable(error))
     code = _HTTP_CODES.get(status) or http.HTTPStatus(status).name
     reason = {
         404: "No such resource or route.",
@@ -175,7 +205,7 @@ async def _http_status(request: Request, error: Exception) -> JSONResponse:
         }
         if allowed:
             headers["Allow"] = ", ".join(sorted(allowed))
-    return _response(ApiError(status, code, reason, headers))
+    return error_response(ApiError(status, code, reason, headers))
 
 
 async def _statement(request: Request, error: Exception) -> JSONResponse:
@@ -183,7 +213,7 @@ async def _statement(request: Request, error: Exception) -> JSONResponse:
     lone surrogate) is the client's error; any other database failure is not."""
     original = getattr(error, "orig", None)
     if isinstance(error, DataError) or isinstance(original, (UnicodeError, ValueError)):
-        return _response(
+        return error_response(
             ApiError(
                 400,
                 "INVALID_INPUT",
@@ -196,7 +226,7 @@ async def _statement(request: Request, error: Exception) -> JSONResponse:
 
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
     logger.exception("unexpected error on %s %s", request.method, request.url.path)
-    return _response(ApiError(500, "INTERNAL_ERROR", "An unexpected error occurred."))
+    return error_response(ApiError(500, "INTERNAL_ERROR", "An unexpected error occurred."))
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -8,6 +8,9 @@ from pathlib import Path
 __all__ = [
     "DEFAULT_DATABASE",
     "DEFAULT_IDEMPOTENCY_RETENTION",
+    "DEFAULT_KEEP_ALIVE_TIMEOUT",
+    "DEFAULT_MAX_BODY_SIZE",
+    "DEFAULT_REQUEST_TIMEOUT",
     "ENVIRONMENTS",
     "MAX_IDEMPOTENCY_RETENTION",
     "Settings",
@@ -21,6 +24,12 @@ ENVIRONMENTS = ("sandbox", "production")
 DEFAULT_IDEMPOTENCY_RETENTION = 24 * 3600.0
 #: The longest retention accepted: one year.
 MAX_IDEMPOTENCY_RETENTION = 365 * 24 * 3600.0
+#: The largest request body, in bytes (1 MiB): past it, 413 ``BODY_TOO_LARGE``.
+DEFAULT_MAX_BODY_SIZE = 1024 * 1024
+#: Seconds for a whole request (its headers and its body) to arrive.
+DEFAULT_REQUEST_TIMEOUT = 30.0
+#: Seconds an idle connection is kept open between requests.
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
 
 
 @dataclass
@@ -46,6 +55,11 @@ class Settings:
         idempotency_retention: how long the response to an ``Idempotency-Key`` is kept, in
             simulated seconds (multiplied by ``time_scale`` like every lifetime; default 24
             hours); after it the key can be used again.
+        max_body_size: the largest request body in bytes (413 ``BODY_TOO_LARGE`` past it).
+        request_timeout: seconds for a whole request (headers and body) to arrive once a
+            connection is open or a new request has begun; then the connection is closed (408
+            ``REQUEST_TIMEOUT`` first when the headers had arrived).
+        keep_alive_timeout: seconds an idle connection is kept open between requests.
     """
 
     host: str = "127.0.0.1"
@@ -61,6 +75,9 @@ class Settings:
     time_scale: float = 1.0
     redis: str | None = None
     idempotency_retention: float = DEFAULT_IDEMPOTENCY_RETENTION
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.environment not in ENVIRONMENTS:
@@ -72,6 +89,11 @@ class Settings:
                 "idempotency_retention must be more than 0 and at most "
                 f"{MAX_IDEMPOTENCY_RETENTION:.0f} seconds (one year)"
             )
+        if isinstance(self.max_body_size, bool) or not 1 <= self.max_body_size <= 2**40:
+            raise ValueError("max_body_size must be a positive number of bytes")
+        for name in ("request_timeout", "keep_alive_timeout"):
+            if not 0 < getattr(self, name) <= 86_400:
+                raise ValueError(f"{name} must be a number of seconds from above 0 to 86400")
         self.mail_dir = Path(self.mail_dir)
 
     @property

@@ -28,6 +28,7 @@ from .._db import get_session, lock
 from .._errors import ApiError, ErrorOut, error_responses
 from .._idempotency import IDEMPOTENCY_RESPONSES, IdempotencyKey, idempotent
 from .._ids import new_id
+from .._limits import FreeForm
 from .._lists import page as sql_page
 from .._models import Customer, InternalAccount
 from .._models_agents import Agent, AgentAction, AgentDeviceCode, AgentToken
@@ -45,6 +46,7 @@ from .._transactions import transaction_body
 from .._transfers import TransferIn, TransferOut, transfer_in, transfer_out
 from .._wallet import retry_headers
 from .transactions import (
+    DateTimeQuery,
     Direction,
     SortOrder,
     Status,
@@ -72,14 +74,15 @@ class AgentCreate(BaseModel):
 
     name: Annotated[str, Field(min_length=1, max_length=500)]
     customerId: Annotated[str, Field(min_length=1, max_length=100)]
-    policy: dict[str, Any]
+    #: As sent, bounded (``_limits``) before the policy rules read it.
+    policy: FreeForm
 
 
 class AgentUpdate(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     name: Annotated[str, Field(min_length=1, max_length=500)] | None = None
-    isPaused: bool | None = None
+    isPaused: Annotated[bool, Field(strict=True)] | None = None
 
 
 class RejectBody(BaseModel):
@@ -280,7 +283,7 @@ def list_agents(
     services: Svc,
     _: Platform,
     customerId: Annotated[str | None, Query(max_length=200)] = None,
-    isPaused: bool | None = None,
+    isPaused: Annotated[bool, Field(strict=True)] | None = None,
     isConnected: bool | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=300)] = None,
@@ -459,7 +462,7 @@ def update_agent_policy(
     session: Db,
     services: Svc,
     _: Platform,
-    body: Annotated[dict[str, Any], Body()],
+    body: Annotated[FreeForm, Body()],
 ) -> dict[str, Any]:
     """Partially update an agent's policy; it applies to the next action."""
     agent = _agent(session, agentId)
@@ -752,8 +755,8 @@ def list_my_transactions(
     status: Annotated[Status | None, Query()] = None,
     type: Annotated[Direction | None, Query()] = None,
     reference: _Text = None,
-    startDate: Annotated[datetime | None, Query()] = None,
-    endDate: Annotated[datetime | None, Query()] = None,
+    startDate: DateTimeQuery = None,
+    endDate: DateTimeQuery = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
     sortOrder: Annotated[SortOrder, Query()] = SortOrder.desc,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -26,9 +26,36 @@ router = APIRouter(
 _Amount = Annotated[int, Field(strict=True, ge=0, le=MAX_LOCKED_AMOUNT)]
 
 
+#: The published CustomerInfoFieldName values: the names a currency's field lists may hold.
+CustomerInfoFieldName = Literal[
+    "FULL_NAME",
+    "BIRTH_DATE",
+    "NATIONALITY",
+    "PHONE_NUMBER",
+    "EMAIL",
+    "POSTAL_ADDRESS",
+    "TAX_ID",
+    "REGISTRATION_NUMBER",
+    "USER_TYPE",
+    "COUNTRY_OF_RESIDENCE",
+    "ACCOUNT_IDENTIFIER",
+    "FI_LEGAL_ENTITY_NAME",
+    "FI_ADDRESS",
+    "PURPOSE_OF_PAYMENT",
+    "ULTIMATE_INSTITUTION_COUNTRY",
+    "IDENTIFIER",
+    "BUSINESS_TYPE",
+    "COMPANY_LEGAL_NAME",
+    "ID_TYPE",
+    "ID_NUMBER",
+]
+#: A list of field names: each at most once, so at most all of them.
+_FieldNames = Annotated[list[CustomerInfoFieldName], Field(max_length=20)]
+
+
 class CounterpartyField(BaseModel):
-    name: Annotated[str, Field(min_length=1, max_length=100)]
-    mandatory: bool
+    name: CustomerInfoFieldName
+    mandatory: Annotated[bool, Field(strict=True)]
 
 
 class SupportedCurrency(BaseModel):
@@ -36,13 +63,12 @@ class SupportedCurrency(BaseModel):
     currencyCode: Annotated[str, Field(pattern=r"^[A-Z]{3,5}$")]
     minAmount: _Amount
     maxAmount: _Amount
-    enabledTransactionTypes: list[Annotated[str, Field(pattern=r"^(OUTGOING|INCOMING)$")]] = [
-        "OUTGOING",
-        "INCOMING",
-    ]
-    requiredCounterpartyFields: list[CounterpartyField] = []
-    providerRequiredCustomerFields: list[Annotated[str, Field(max_length=100)]] = []
-    providerRequiredCounterpartyCustomerFields: list[Annotated[str, Field(max_length=100)]] = []
+    enabledTransactionTypes: Annotated[
+        list[Annotated[str, Field(pattern=r"^(OUTGOING|INCOMING)$")]], Field(max_length=2)
+    ] = ["OUTGOING", "INCOMING"]
+    requiredCounterpartyFields: Annotated[list[CounterpartyField], Field(max_length=20)] = []
+    providerRequiredCustomerFields: _FieldNames = []
+    providerRequiredCounterpartyCustomerFields: _FieldNames = []
 
     @model_validator(mode="after")
     def _ordered(self) -> SupportedCurrency:

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -26,6 +27,7 @@ from .._db import get_session
 from .._errors import ApiError, error_responses
 from .._funding import funding_instructions
 from .._ids import new_id
+from .._limits import FreeForm
 from .._lists import page
 from .._models import Customer, InternalAccount
 from .._services import Services, get_services
@@ -78,8 +80,9 @@ class CustomerCreate(BaseModel):
     fullName: Annotated[str, Field(max_length=300)] | None = None
     birthDate: Annotated[str, Field(max_length=10)] | None = None
     nationality: Annotated[str, Field(max_length=2)] | None = None
-    address: dict[str, Any] | None = None
-    businessInfo: dict[str, Any] | None = None
+    #: Free-form, bounded (``_limits``): checked with the rest, before anything is stored.
+    address: FreeForm | None = None
+    businessInfo: FreeForm | None = None
 
 
 class CurrencyOut(BaseModel):
@@ -182,7 +185,7 @@ def create_customer(
     body: CustomerCreate,
     session: Annotated[Session, Depends(get_session)],
     services: Annotated[Services, Depends(get_services)],
-) -> dict[str, Any]:
+) -> Response:
     """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto
     currency) account per currency and one EMBEDDED_WALLET."""
     currencies = list(dict.fromkeys(body.currencies or DEFAULT_CURRENCIES))
@@ -219,8 +222,12 @@ def create_customer(
     wallet = _account(customer_id, AccountType.EMBEDDED_WALLET.value, WALLET_CURRENCY, now)
     wallet.wallet_secret = new_mnemonic()
     session.add(wallet)
+    # The request was validated whole before anything was added; the answer is serialised
+    # before the commit, so that nothing can fail once the customer is saved (a client's
+    # retry would then make a second one).
+    answer = CustomerOut.model_validate(customer_body(customer)).model_dump_json(exclude_none=True)
     session.commit()
-    return customer_body(customer)
+    return Response(answer, status_code=201, media_type="application/json")
 
 
 def _account(customer_id: str, kind: str, code: str, now: datetime) -> InternalAccount:

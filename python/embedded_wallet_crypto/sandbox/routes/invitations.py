@@ -45,7 +45,7 @@ class InvitationCreate(BaseModel):
 
     inviterUma: Annotated[str, Field(min_length=3, max_length=300)]
     firstName: Annotated[str, Field(min_length=1, max_length=300)] | None = None
-    amountToSend: Annotated[int, Field(ge=1, le=rules.MAX_AMOUNT)] | None = None
+    amountToSend: Annotated[int, Field(strict=True, ge=1, le=rules.MAX_AMOUNT)] | None = None
     expiresAt: datetime | None = None
 
 

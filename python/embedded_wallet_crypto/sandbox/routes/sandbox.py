@@ -1,4 +1,5 @@
-"""The sandbox-only endpoints (403 in production): fund an internal account, pay a quote's
+"""The sandbox-only endpoints (403 in production, after the platform's credentials are
+checked: 401 without them in either environment): fund an internal account, pay a quote's
 funding instructions, receive a UMA payment; and ``GET /sandbox/webhook-public-key`` (the key
 the webhooks verify with, in both environments). The router's lifespan runs the background
 worker that advances timed outcomes and delivers webhooks."""
@@ -38,8 +39,10 @@ Svc = Annotated[Services, Depends(get_services)]
 REQUESTED_RECEIVER_FIELDS = [{"name": "FULL_NAME", "mandatory": True}]
 
 
-def require_sandbox(services: Svc) -> None:
-    """Sandbox-only endpoints fail with 403 in production."""
+def require_sandbox(services: Svc, platform: Platform) -> None:
+    """Sandbox-only endpoints fail with 403 in production, once the credentials are valid
+    (the check depends on them, so they are checked first)."""
+    del platform
     if not services.sandbox:
         raise ApiError(403, "FORBIDDEN", "Sandbox-only endpoints are not available in production.")
 

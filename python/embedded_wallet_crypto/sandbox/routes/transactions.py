@@ -4,12 +4,13 @@ incoming payment held by the approval webhook)."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from enum import Enum
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
@@ -20,7 +21,22 @@ from .._lists import page
 from .._models_payments import TransactionRow
 from .._transactions import apply_approval, transaction_body
 
-__all__ = ["TransactionFilters", "router", "transaction_query"]
+__all__ = ["DateTimeQuery", "TransactionFilters", "router", "transaction_query"]
+
+
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def _iso_only(value: Any) -> Any:
+    """A query's date-time is ISO 8601 text: a bare number (which pydantic would read as Unix
+    time) is not one."""
+    if isinstance(value, str) and _NUMBER.fullmatch(value):
+        raise ValueError("must be an ISO 8601 date-time such as 2025-10-13T09:30:00Z")
+    return value
+
+
+#: A date-time query parameter (``startDate``, ``endDate``).
+DateTimeQuery = Annotated[Annotated[datetime, BeforeValidator(_iso_only)] | None, Query()]
 
 router = APIRouter(
     tags=["Transactions"],
@@ -119,8 +135,8 @@ def list_transactions(
     status: Annotated[Status | None, Query()] = None,
     type: Annotated[Direction | None, Query()] = None,
     reference: _Text = None,
-    startDate: Annotated[datetime | None, Query()] = None,
-    endDate: Annotated[datetime | None, Query()] = None,
+    startDate: DateTimeQuery = None,
+    endDate: DateTimeQuery = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
     sortOrder: Annotated[SortOrder, Query()] = SortOrder.desc,

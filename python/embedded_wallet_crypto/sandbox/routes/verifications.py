@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from .. import _agents as rules
@@ -26,6 +26,7 @@ from .._clock import iso
 from .._db import get_session
 from .._errors import ApiError
 from .._ids import new_id
+from .._limits import storable_text
 from .._models import Customer
 from .._models_agents import Verification
 from .._services import Services, get_services
@@ -37,7 +38,7 @@ router = APIRouter(tags=["Verifications"], dependencies=[Depends(require_platfor
 Db = Annotated[Session, Depends(get_session)]
 Svc = Annotated[Services, Depends(get_services)]
 
-_Text = Annotated[str, Field(min_length=1, max_length=300)]
+_Text = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(storable_text)]
 
 
 class PersonalInfo(BaseModel):

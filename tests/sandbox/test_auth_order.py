@@ -1,0 +1,146 @@
+"""Authentication comes before anything else, over real HTTP in both environments.
+
+Every sandbox-only route (found from the app's routes: those with the sandbox-only check)
+answers 401 ``UNAUTHORIZED`` without or with wrong platform credentials, in production too;
+with the right ones it is 403 ``FORBIDDEN`` in production and not refused in the sandbox. Every
+route that takes platform credentials answers 401 without them, whatever else is wrong with the
+request (an unknown id, a body that is not valid JSON, a body that is too large).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import httpx
+import pytest
+from embedded_wallet_crypto.sandbox import BASE_PATH
+from embedded_wallet_crypto.sandbox._app import ROUTE_MODULES
+from embedded_wallet_crypto.sandbox._auth import require_platform
+from embedded_wallet_crypto.sandbox.routes.sandbox import require_sandbox
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+
+from ._server import SandboxServer
+
+pytestmark = pytest.mark.sqlite_only  # nothing stored: SQLite only (see the conftest)
+
+
+def _calls(dependant: Dependant) -> set[object]:
+    """Every dependency callable under ``dependant``."""
+    found: set[object] = set()
+    stack = list(dependant.dependencies)
+    while stack:
+        child = stack.pop()
+        found.add(child.call)
+        stack.extend(child.dependencies)
+    return found
+
+
+def _routes() -> list[tuple[APIRoute, set[object]]]:
+    found = []
+    for name in ROUTE_MODULES:
+        module = importlib.import_module(f"embedded_wallet_crypto.sandbox.routes.{name}")
+        for route in module.router.routes:
+            if isinstance(route, APIRoute):
+                found.append((route, _calls(route.dependant)))
+    return found
+
+
+def _requests(check: object) -> list[tuple[str, str]]:
+    """(method, path) of each route with ``check`` among its dependencies; path ids made up."""
+    out = []
+    for route, calls in _routes():
+        if check in calls:
+            path = BASE_PATH + re.sub(r"\{[^}]+\}", "Unknown:1", route.path)
+            out.extend((method, path) for method in sorted(route.methods))
+    return out
+
+
+SANDBOX_ONLY = _requests(require_sandbox)
+PLATFORM = _requests(require_platform)
+
+
+def test_the_routes_were_found() -> None:
+    assert len(SANDBOX_ONLY) == 3, SANDBOX_ONLY
+    assert len(PLATFORM) > 30, len(PLATFORM)
+    assert set(SANDBOX_ONLY) <= set(PLATFORM)
+
+
+def _origin(server: SandboxServer) -> str:
+    return server.base_url.removesuffix(BASE_PATH)
+
+
+def _unauthorized(response: httpx.Response) -> None:
+    assert response.status_code == 401, (response.request.url, response.text[:300])
+    body = response.json()
+    assert body == {"status": 401, "code": "UNAUTHORIZED", "reason": body["reason"]}
+    assert response.headers["www-authenticate"].startswith("Basic")
+
+
+@pytest.mark.parametrize(("method", "path"), SANDBOX_ONLY)
+def test_sandbox_only_routes_authenticate_first(
+    server: SandboxServer, method: str, path: str
+) -> None:
+    with httpx.Client(base_url=_origin(server), timeout=30) as http:
+        for auth in (None, ("platform-test", "wrong"), ("nobody", "x")):
+            _unauthorized(http.request(method, path, json={}, auth=auth))
+        right = http.request(method, path, json={}, auth=server.auth)
+    if server.environment == "production":
+        assert right.status_code == 403, right.text
+        assert right.json() == {
+            "status": 403,
+            "code": "FORBIDDEN",
+            "reason": "Sandbox-only endpoints are not available in production.",
+        }
+    else:  # reaches validation: the empty body is missing its fields
+        assert right.status_code == 400, right.text
+        assert right.json()["code"] == "INVALID_INPUT"
+
+
+def test_every_platform_route_authenticates_before_anything_else(server: SandboxServer) -> None:
+    bodies = {
+        "empty object": (b"{}", {"content-type": "application/json"}),
+        "not JSON": (b"{not json", {"content-type": "application/json"}),
+        "too deep": (b"[" * 100_000 + b"]" * 100_000, {"content-type": "application/json"}),
+        "too large": (b"{}", {"content-type": "application/json", "content-length": "9" * 12}),
+    }
+    with httpx.Client(base_url=_origin(server), timeout=30) as http:
+        for method, path in PLATFORM:
+            for name, (content, headers) in bodies.items():
+                if name == "too large":
+                    _unauthorized(_raw_request(server, method, path, headers))
+                    continue
+                response = http.request(method, path, content=content, headers=headers)
+                _unauthorized(response)
+
+
+def _raw_request(
+    server: SandboxServer, method: str, path: str, headers: dict[str, str]
+) -> httpx.Response:
+    """A request whose Content-Length promises more than is sent (httpx would refuse)."""
+    import socket
+
+    host, port = _origin(server).split("//", 1)[1].rsplit(":", 1)
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    with socket.create_connection((host, int(port)), timeout=60) as connection:
+        connection.sendall(("\r\n".join(lines) + "\r\n\r\n{}").encode())
+        answer = b""
+        while True:
+            head, _, rest = answer.partition(b"\r\n\r\n")
+            length = re.search(rb"(?i)content-length: *(\d+)", head)
+            if length and len(rest) >= int(length.group(1)):
+                break
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    status = int(head.split(b" ", 2)[1])
+    fields = [line.split(b":", 1) for line in head.split(b"\r\n")[1:]]
+    return httpx.Response(
+        status,
+        headers=[(k.strip().decode(), v.strip().decode()) for k, v in fields],
+        content=rest,
+        request=httpx.Request(method, _origin(server) + path),
+    )
