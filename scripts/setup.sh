@@ -33,6 +33,7 @@ if [ "$mode" = all ]; then
     command -v redis-server >/dev/null 2>&1 || apt_packages+=(redis-server)
     compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || apt_packages+=(postgresql)
     [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
+    command -v curl >/dev/null 2>&1 || apt_packages+=(curl)  # the shell walkthrough's test
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
     say "installing Debian packages: ${apt_packages[*]}"
