@@ -149,7 +149,7 @@ def test_rfc9180_base_mode_against_cryptography_hpke(aead_id: int) -> None:
     _check(failures, "cryptography opens encryptions[0]", opened, first["pt"])
     # And the RFC's ephemeral key gives the RFC's enc in both implementations' key schedule:
     # ewc's sequence-0 seal with that key is the vector's ciphertext (opened above by OpenSSL).
-    _, sender = ewc.hpke.setup_sender_deterministic_for_tests(
+    _, sender = testing.setup_sender_deterministic_for_tests(
         bytes.fromhex(suite["pkRm"]),
         ephemeral_key=ewc.KeyPair.from_private_bytes(bytes.fromhex(suite["skEm"])),
         info=info,
