@@ -10,7 +10,7 @@ and once a code of some step was accepted, no code of that step or of an earlier
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives import constant_time, hashes
 from cryptography.hazmat.primitives.twofactor.totp import TOTP
@@ -87,10 +87,11 @@ class VerifiedTotp:
 
 @dataclass(frozen=True)
 class TotpEnrollment:
-    """What a TOTP enrollment start hands the user: the new secret and its provisioning URI."""
+    """What a TOTP enrollment start hands the user: the new secret and its provisioning URI
+    (which holds the secret, so it is kept out of ``repr`` too)."""
 
     secret: TotpSecret
-    uri: str
+    uri: str = field(repr=False)
 
     def to_response(self) -> dict[str, str]:
         """The interface's ``TotpEnrollmentStart`` body: ``secret`` is the raw secret as hex,
