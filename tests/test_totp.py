@@ -205,8 +205,9 @@ def test_now_defaults_to_the_wall_clock() -> None:
 
 @pytest.mark.parametrize(
     "code",
-    [123456, None, b"123456", ["123456"], "12345", "1234567", "12345a", " 123456", "１２３４５６",
-     "٣٤٥٦٧٨", "1" * 10**6, "", "\ud800" * 6],
+    [123456, None, b"123456", ["123456"], "12345", "1234567", "12345a", " 123456",
+     "\uff11\uff12\uff13\uff14\uff15\uff16",  # full-width digits: isdigit, not ASCII
+     "\u0663\u0664\u0665\u0666\u0667\u0668", "1" * 10**6, "", "\ud800" * 6],
 )  # fmt: skip
 def test_a_code_that_is_not_six_ascii_digits_is_invalid(code: Any) -> None:
     verifier = totp.Totp(issuer="Hostile")
