@@ -34,6 +34,7 @@ ORG = "org-vectors"
 ACCOUNT = "InternalAccount:vectors"
 SESSION_A, SESSION_B, STRANGER = "sr-session-a", "sr-session-b", "sr-stranger"
 CLIENT, OTHER_CLIENT = "sr-client", "sr-other-client"
+DELEGATED = "sr-delegated"  # the service-held key of the delegated-key operations
 CREDENTIALS = {SESSION_A: "AuthMethod:a", SESSION_B: "AuthMethod:b"}
 INVALID_POINT_KEY = "04" + "00" * 64
 
@@ -114,6 +115,50 @@ OPERATIONS: dict[str, tuple[str, dict[str, Any], str | None, bool]] = {
             "type": "TRANSACTION_TYPE_ETHEREUM",
             "unsignedTransaction": "02e80180808080940000000000000000000000000000000000bb0180c0",
         },
+        None,
+        False,
+    ),
+    "CREATE_DELEGATED_KEY": (
+        "ACTIVITY_TYPE_CREATE_USERS_V3",
+        {
+            "users": [
+                {
+                    "apiKeys": [
+                        {
+                            "apiKeyName": "Card payments key",
+                            "curveType": "API_KEY_CURVE_P256",
+                            "publicKey": _public(DELEGATED, compressed=True),
+                        }
+                    ],
+                    "authenticators": [],
+                    "oauthProviders": [],
+                    "userName": "Card payments key",
+                    "userTags": [],
+                }
+            ]
+        },
+        None,
+        False,
+    ),
+    "ACTIVATE_DELEGATED_KEY": (
+        "ACTIVITY_TYPE_CREATE_POLICIES",
+        {
+            "policies": [
+                {
+                    "condition": "activity.action == 'SIGN' && wallet.id == 'Wallet:vectors'",
+                    "consensus": "approvers.any(user, user.id == 'User:delegated')",
+                    "effect": "EFFECT_ALLOW",
+                    "notes": "delegated signing key",
+                    "policyName": "Card payments key: sign for wallet Wallet:vectors",
+                }
+            ]
+        },
+        None,
+        False,
+    ),
+    "REVOKE_DELEGATED_KEY": (
+        "ACTIVITY_TYPE_DELETE_USERS",
+        {"userIds": ["User:delegated"]},
         None,
         False,
     ),
