@@ -12,8 +12,9 @@ and the factor's recovery codes.
 - :class:`RecoveryCodes`: codes shown once, stored as keyed hashes, each usable once.
 
 State lives in the stores of ``ewc.stores`` (:class:`FactorStore`): the same objects that serve
-the signed-retry challenges and the one-time codes. Errors are :class:`~ewc.errors.TotpError`
-with a stable ``code``; no message contains a code or a secret.
+the signed-retry challenges and the one-time codes. Errors are
+:class:`~embedded_wallet_crypto.errors.TotpError` with a stable ``code``; no message contains a
+code or a secret.
 """
 
 from __future__ import annotations
