@@ -191,11 +191,13 @@ class PostgresServer:
 
 
 def empty_store(server: PostgresServer) -> Any:
-    """A ``PostgresStore`` on ``server`` with both tables emptied (tests share one server)."""
+    """A ``PostgresStore`` on ``server`` with its tables emptied (tests share one server)."""
     from embedded_wallet_crypto.stores import PostgresStore
 
     store = PostgresStore(server.dsn)
-    store._connection().execute("TRUNCATE ewc_signed_retry_challenges, ewc_otp_codes")
+    store._connection().execute(
+        "TRUNCATE ewc_signed_retry_challenges, ewc_otp_codes, ewc_totp_steps, ewc_recovery_codes"
+    )
     return store
 
 

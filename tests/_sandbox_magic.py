@@ -1,7 +1,7 @@
-"""The magic values of issues 4 and 5 for test_sandbox_policy.py, each as
-``(name, attempt(magic, sandbox), accepted(result))``: the OTP ``000000``, the passkey signature
-``sandbox-valid-passkey-signature`` and the unsigned envelope (export, and the OTP target
-bundle). ``attempt(False, ...)`` uses another wrong value of the same shape."""
+"""The magic values of issues 4, 5 and 25 for test_sandbox_policy.py, each as
+``(name, attempt(magic, sandbox), accepted(result))``: the OTP ``000000``, the TOTP ``123456``,
+the passkey signature ``sandbox-valid-passkey-signature`` and the unsigned envelope (export, and
+the OTP target bundle). ``attempt(False, ...)`` uses another wrong value of the same shape."""
 
 from __future__ import annotations
 
@@ -91,7 +91,23 @@ def _opens_to_the_target(bundle: str) -> bool:
     return ewc.otp.decrypt_otp_bundle(bundle, _TARGET).otp_code == "123456"
 
 
+# --- TOTP ``123456`` (SCA login and factor confirmation) ------------------------------------
+
+_TOTP_SECRET = ewc.totp.TotpSecret(b"sandbox policy totp secret 0123")
+_TOTP_NOW = 1_700_000_000
+
+
+def _totp(magic: bool, sandbox: Any) -> Any:
+    verifier = ewc.totp.Totp(issuer="Sandbox policy", sandbox=sandbox)
+    window = {verifier.code_at(_TOTP_SECRET, _TOTP_NOW + 30 * k) for k in (-1, 0, 1)}
+    assert not window & {"123456", "123457"}  # neither is a real code of this window
+    return verifier.verify(
+        "Factor:sandbox", _TOTP_SECRET, "123456" if magic else "123457", now=_TOTP_NOW
+    )
+
+
 MORE_MAGIC_VALUES: list[tuple[str, Attempt, Callable[[Any], bool]]] = [
+    ("TOTP 123456", _totp, lambda verified: verified.sandbox is True and verified.step is None),
     ("OTP 000000", _otp, lambda verified: verified.sandbox is True),
     (
         "passkey sandbox-valid-passkey-signature",

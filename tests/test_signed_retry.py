@@ -42,6 +42,19 @@ ATTESTATION = {
     "attestationObject": "o2Nm",
     "transports": ["internal"],
 }
+DELEGATED_USER = {
+    "userName": "Card payments key",
+    "apiKeys": [
+        {
+            "apiKeyName": "Card payments key",
+            "publicKey": "02" + "ab" * 32,
+            "curveType": "API_KEY_CURVE_P256",
+        }
+    ],
+    "authenticators": [],
+    "oauthProviders": [],
+    "userTags": [],
+}
 
 # (operation, parameters given, bound key?, the exact payloadToSign at T0)
 PAYLOADS: list[tuple[Operation, dict[str, Any], bool, str]] = [
@@ -120,6 +133,41 @@ PAYLOADS: list[tuple[Operation, dict[str, Any], bool, str]] = [
         '{"organizationId":"org-1234","parameters":{"signWith":"0xabc","type":'
         '"TRANSACTION_TYPE_ETHEREUM","unsignedTransaction":"02f0"},"timestampMs":'
         '"1700000000000","type":"ACTIVITY_TYPE_SIGN_TRANSACTION_V2"}',
+    ),
+    (
+        Operation.CREATE_DELEGATED_KEY,
+        {"users": [DELEGATED_USER]},
+        False,
+        '{"organizationId":"org-1234","parameters":{"users":[{"apiKeys":[{"apiKeyName":'
+        f'"Card payments key","curveType":"API_KEY_CURVE_P256","publicKey":"02{"ab" * 32}"}}],'
+        '"authenticators":[],'
+        '"oauthProviders":[],"userName":"Card payments key","userTags":[]}]},"timestampMs":'
+        '"1700000000000","type":"ACTIVITY_TYPE_CREATE_USERS_V3"}',
+    ),
+    (
+        Operation.ACTIVATE_DELEGATED_KEY,
+        {
+            "policies": [
+                {
+                    "policyName": "sign",
+                    "effect": "EFFECT_ALLOW",
+                    "consensus": "approvers.any(user, user.id == 'u2')",
+                    "condition": "wallet.id == 'Wallet:7'",
+                }
+            ]
+        },
+        False,
+        '{"organizationId":"org-1234","parameters":{"policies":[{"condition":"wallet.id == '
+        '\'Wallet:7\'","consensus":"approvers.any(user, user.id == \'u2\')","effect":'
+        '"EFFECT_ALLOW","policyName":"sign"}]},"timestampMs":"1700000000000","type":'
+        '"ACTIVITY_TYPE_CREATE_POLICIES"}',
+    ),
+    (
+        Operation.REVOKE_DELEGATED_KEY,
+        {"userIds": ["u2"]},
+        False,
+        '{"organizationId":"org-1234","parameters":{"userIds":["u2"]},"timestampMs":'
+        '"1700000000000","type":"ACTIVITY_TYPE_DELETE_USERS"}',
     ),
 ]
 PARAMETERS = {operation: (parameters, bound) for operation, parameters, bound, _ in PAYLOADS}
@@ -645,6 +693,9 @@ def test_public_names() -> None:
         "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
         "ACTIVITY_TYPE_EXPORT_WALLET",
         "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+        "ACTIVITY_TYPE_CREATE_USERS_V3",
+        "ACTIVITY_TYPE_CREATE_POLICIES",
+        "ACTIVITY_TYPE_DELETE_USERS",
     }
 
 

@@ -17,7 +17,7 @@ import pytest
 import redis
 from _postgres_server import PostgresServer, empty_store, running_postgres
 from _redis_server import RedisServer
-from embedded_wallet_crypto import otp, signed_retry, stores
+from embedded_wallet_crypto import otp, signed_retry, stores, totp
 from embedded_wallet_crypto.stores import _backends
 
 HASH_KEY = b"store family test hash key 01234"
@@ -45,26 +45,30 @@ def store_error(call: Any, code: str, status: int) -> stores.StoreError:
 @pytest.mark.parametrize("name", ["MemoryStore", "SqliteStore", "RedisStore", "PostgresStore"])
 def test_the_classes_are_the_same_under_both_faces(name: str) -> None:
     assert getattr(signed_retry, name) is getattr(otp, name) is getattr(stores, name)
+    assert getattr(totp, name) is getattr(stores, name)
     assert name in signed_retry.__all__ and name in otp.__all__ and name in stores.__all__
+    assert name in totp.__all__
 
 
 def test_the_protocols_and_records_are_the_stores_ones() -> None:
     assert signed_retry.Store is stores.ChallengeStore
     assert otp.OtpStore is stores.CodeStore
     assert signed_retry.ChallengeRecord is stores.ChallengeRecord
+    assert totp.FactorStore is stores.FactorStore
 
 
 def test_a_store_error_is_caught_by_either_family() -> None:
     assert issubclass(stores.StoreError, ewc.SignedRetryError)
     assert issubclass(stores.StoreError, ewc.OtpError)
-    for family in (ewc.SignedRetryError, ewc.OtpError):
+    assert issubclass(stores.StoreError, ewc.TotpError)
+    for family in (ewc.SignedRetryError, ewc.OtpError, ewc.TotpError):
         with pytest.raises(family) as raised:
             signed_retry.SqliteStore(":memory:")
         assert (raised.value.code, raised.value.status) == ("STORE_CONFIG_INVALID", 500)
 
 
-def test_stores_imports_neither_protocol() -> None:
-    """The arrows run one way: signed_retry -> stores and otp -> stores."""
+def test_stores_imports_no_protocol() -> None:
+    """The arrows run one way: signed_retry, otp and totp -> stores."""
     for module in sorted(STORES_DIR.glob("*.py")):
         for node in ast.walk(ast.parse(module.read_text())):
             if isinstance(node, ast.ImportFrom):
@@ -74,8 +78,8 @@ def test_stores_imports_neither_protocol() -> None:
             else:
                 continue
             for name in names:
-                assert not name.startswith(("signed_retry", "otp")), (module.name, name)
-                assert "signed_retry" not in name.split(".") and "otp" not in name.split(".")
+                assert not name.startswith(("signed_retry", "otp", "totp")), (module.name, name)
+                assert not {"signed_retry", "otp", "totp"} & set(name.split("."))
 
 
 def test_every_stores_module_stays_small() -> None:
@@ -196,7 +200,12 @@ def test_one_postgres_database_holds_both_tables_and_survives_a_new_store(
             "SELECT tablename FROM pg_tables WHERE tablename LIKE 'ewc_%'"
         )
     }
-    assert tables == {"ewc_signed_retry_challenges", "ewc_otp_codes"}
+    assert tables == {
+        "ewc_signed_retry_challenges",
+        "ewc_otp_codes",
+        "ewc_totp_steps",
+        "ewc_recovery_codes",
+    }
     first.close()
     reopened = stores.PostgresStore(postgres_server.dsn)
     _, _, challenge, issued = pending

@@ -4,8 +4,8 @@ The library's public names (the API reference of the documentation lists them). 
 cryptography runs in the Rust core (``_native``); this package layers the protocol pieces on top.
 
 Importing the package loads the core and the light modules only. The heavier stacks (passkeys on
-py_webauthn, OIDC on PyJWT, the one-time codes, the signed-retry engine and the webhooks on
-``cryptography``'s X.509 and serialization) load on first use of one of their names (PEP 562), so
+py_webauthn, OIDC on PyJWT, the one-time codes, TOTP and the signed URLs, the signed-retry engine
+and the webhooks on ``cryptography``) load on first use of one of their names (PEP 562), so
 that a command-line call or a serverless cold start does not pay for what it does not use. So do
 the subpackages of the extras: ``client`` (the service's client, on httpx) and ``sandbox`` (the
 sandbox service, on FastAPI).
@@ -29,8 +29,10 @@ from .errors import (
     PasskeyError,
     ProofError,
     SignedRetryError,
+    SignedUrlError,
     StampError,
     TokenError,
+    TotpError,
     WalletCryptoError,
     WebhookError,
 )
@@ -83,7 +85,18 @@ from .stamps import (
 )
 
 if TYPE_CHECKING:
-    from . import client, oidc, otp, passkeys, proofs, sandbox, signed_retry, tokens
+    from . import (
+        client,
+        oidc,
+        otp,
+        passkeys,
+        proofs,
+        sandbox,
+        signed_retry,
+        signed_urls,
+        tokens,
+        totp,
+    )
     from .turnkey_webhooks import TurnkeyWebhook, sign_turnkey_webhook, verify_turnkey_webhook
     from .webhooks import sign_webhook, verify_webhook_signature
 
@@ -96,7 +109,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "proofs": (".proofs", None),
     "sandbox": (".sandbox", None),  # needs the sandbox extra; ImportError names it
     "signed_retry": (".signed_retry", None),
+    "signed_urls": (".signed_urls", None),
     "tokens": (".tokens", None),
+    "totp": (".totp", None),
     "sign_webhook": (".webhooks", "sign_webhook"),
     "verify_webhook_signature": (".webhooks", "verify_webhook_signature"),
     "TurnkeyWebhook": (".turnkey_webhooks", "TurnkeyWebhook"),
@@ -141,10 +156,12 @@ __all__ = [
     "ProofError",
     "Secp256k1KeyPair",
     "SignedRetryError",
+    "SignedUrlError",
     "Stamp",
     "StampError",
     "StampSigner",
     "TokenError",
+    "TotpError",
     "TurnkeyWebhook",
     "WalletCryptoError",
     "WebhookError",
@@ -191,7 +208,9 @@ __all__ = [
     "sign_turnkey_webhook",
     "sign_webhook",
     "signed_retry",
+    "signed_urls",
     "tokens",
+    "totp",
     "verify_signature",
     "verify_stamp",
     "verify_stamps",

@@ -17,8 +17,10 @@ __all__ = [
     "PasskeyError",
     "ProofError",
     "SignedRetryError",
+    "SignedUrlError",
     "StampError",
     "TokenError",
+    "TotpError",
     "WalletCryptoError",
     "WebhookError",
 ]
@@ -127,4 +129,23 @@ class WebhookError(WalletCryptoError):
     ``TURNKEY_WEBHOOK_CONFIG_INVALID`` with status 500."""
 
     default_code = "TURNKEY_WEBHOOK_INVALID"
+    default_status = 401
+
+
+class TotpError(WalletCryptoError):
+    """A TOTP code or a recovery code of a second factor failed (``ewc.totp``). ``code`` says
+    which (``TOTP_INVALID``, ``TOTP_REPLAYED``, ``TOTP_SECRET_INVALID``,
+    ``RECOVERY_CODE_INVALID``...); a bad verifier configuration is ``TOTP_CONFIG_INVALID`` with
+    status 500."""
+
+    default_code = "TOTP_INVALID"
+    default_status = 401
+
+
+class SignedUrlError(WalletCryptoError):
+    """A signed short-lived URL (``ewc.signed_urls``) is malformed, unsigned, signed with
+    another key, tampered with or expired. ``code`` says which; the reason never repeats the
+    URL, which is a bearer secret."""
+
+    default_code = "URL_SIGNATURE_INVALID"
     default_status = 401

@@ -1,9 +1,9 @@
 """One sandbox policy for the whole library.
 
-Every sandbox behaviour of the interface (the OTP code ``000000``, the stamp
-``sandbox-valid-signature``, the passkey signature ``sandbox-valid-passkey-signature``, the OIDC
-create path's skipped signature, unsigned export envelopes) asks :func:`resolve` whether it is
-allowed, and nothing else decides. The default is :attr:`Environment.PRODUCTION`, where every
+Every sandbox behaviour of the interface (the OTP code ``000000``, the TOTP code ``123456``,
+the stamp ``sandbox-valid-signature``, the passkey signature ``sandbox-valid-passkey-signature``,
+the OIDC create path's skipped signature, unsigned export envelopes) asks :func:`resolve` whether
+it is allowed, and nothing else decides. The default is :attr:`Environment.PRODUCTION`, where every
 magic value is rejected with the same error as any other wrong value.
 
 Sandbox is enabled only explicitly: per call with ``sandbox=True`` (or an ``Environment``), or

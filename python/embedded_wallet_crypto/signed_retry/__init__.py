@@ -15,6 +15,10 @@ the same classes as ``ewc.otp``'s, so one store object can serve both.
 ``build_payload`` writes an operation's ``payloadToSign`` without storing a challenge, for a
 server that keeps the payload itself (the sandbox's quotes).
 
+The delegated-key operations (``CREATE_DELEGATED_KEY``, ``ACTIVATE_DELEGATED_KEY``, and
+``REVOKE_DELEGATED_KEY``, signed by the delegated key itself) take their parameters from
+``delegated_key_user``, ``delegated_key_policies`` and ``delegated_key_revocation``.
+
 A challenge can also be over a caller-given payload for exactly one signer:
 ``SignedRetry.issue_payload`` (for instance the OTP login's verification token, bound to the
 client's target key) and ``SignedRetry.verify_payload``, which accepts a stamp by that key only.
@@ -25,13 +29,23 @@ from __future__ import annotations
 from ..stores import ChallengeRecord, MemoryStore, PostgresStore, RedisStore, SqliteStore
 from ..stores import ChallengeStore as Store
 from ._credentials import SessionKeys, ensure_credential_remains
-from ._operations import CREDENTIAL_TYPES, MAX_TIMESTAMP_MS, Operation, build_payload
+from ._delegated import delegated_key_policies, delegated_key_revocation, delegated_key_user
+from ._operations import (
+    API_KEY_CURVES,
+    CREDENTIAL_TYPES,
+    MAX_TIMESTAMP_MS,
+    POLICY_EFFECTS,
+    Operation,
+    build_payload,
+)
 from ._protocol import SignedRetry
 from ._results import PayloadChallenge, SignedRequestChallenge, VerifiedPayload, VerifiedRetry
 
 __all__ = [
+    "API_KEY_CURVES",
     "CREDENTIAL_TYPES",
     "MAX_TIMESTAMP_MS",
+    "POLICY_EFFECTS",
     "ChallengeRecord",
     "MemoryStore",
     "Operation",
@@ -46,5 +60,8 @@ __all__ = [
     "VerifiedPayload",
     "VerifiedRetry",
     "build_payload",
+    "delegated_key_policies",
+    "delegated_key_revocation",
+    "delegated_key_user",
     "ensure_credential_remains",
 ]

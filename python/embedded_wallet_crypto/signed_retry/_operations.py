@@ -3,6 +3,13 @@
 Each operation has the activity ``type`` the real infrastructure uses, the ``parameters`` it
 needs, the credential type its 202 response reports (service interface, SignedRequestChallenge)
 and whether it binds the client's public key (export and refresh: ``parameters.targetPublicKey``).
+
+The delegated-key operations (``POST /auth/delegated-keys``, a three-leg signed retry) are not
+spelled out by the published interface, which names only the two activities ("an isolated
+signer identity holding the public key, then policies granting that identity signing and
+self-revocation authority"); their payloads follow the key infrastructure's own activities for
+those steps: ``ACTIVITY_TYPE_CREATE_USERS_V3``, ``ACTIVITY_TYPE_CREATE_POLICIES`` and, for the
+revocation the delegated key signs itself, ``ACTIVITY_TYPE_DELETE_USERS``.
 """
 
 from __future__ import annotations
@@ -19,8 +26,10 @@ from ..errors import SignedRetryError
 from ..keys import key_text, same_public_key
 
 __all__ = [
+    "API_KEY_CURVES",
     "CREDENTIAL_TYPES",
     "MAX_TIMESTAMP_MS",
+    "POLICY_EFFECTS",
     "Operation",
     "build_payload",
     "canonical_json",
@@ -47,6 +56,9 @@ class Operation(str, Enum):
     REFRESH_SESSION = "REFRESH_SESSION"
     EXPORT_WALLET = "EXPORT_WALLET"
     EXECUTE_QUOTE = "EXECUTE_QUOTE"
+    CREATE_DELEGATED_KEY = "CREATE_DELEGATED_KEY"
+    ACTIVATE_DELEGATED_KEY = "ACTIVATE_DELEGATED_KEY"
+    REVOKE_DELEGATED_KEY = "REVOKE_DELEGATED_KEY"
 
     @property
     def activity_type(self) -> str:
@@ -88,24 +100,62 @@ def _texts(*, allow_empty: bool = False) -> _Field:
     return _Field("a non-empty list of strings" if not allow_empty else "a list of strings", check)
 
 
-def _objects(**fields: _Field) -> _Field:
+def _records(
+    required: Mapping[str, _Field],
+    optional: Mapping[str, _Field] | None = None,
+    *,
+    allow_empty: bool = False,
+) -> _Field:
+    """A list of objects, each with every ``required`` field and, where present, valid
+    ``optional`` fields (other fields are not checked)."""
+    maybe = optional or {}
+
     def check(value: Any) -> bool:
         return (
             isinstance(value, list)
-            and len(value) > 0
+            and (allow_empty or len(value) > 0)
             and all(
                 isinstance(item, dict)
-                and all(name in item and field.check(item[name]) for name, field in fields.items())
+                and all(name in item and f.check(item[name]) for name, f in required.items())
+                and all(f.check(item[name]) for name, f in maybe.items() if name in item)
                 for item in value
             )
         )
 
-    return _Field(f"a non-empty list of objects with {', '.join(fields)}", check)
+    size = "a list" if allow_empty else "a non-empty list"
+    return _Field(f"{size} of objects with {', '.join(required) or 'any fields'}", check)
+
+
+def _objects(**fields: _Field) -> _Field:
+    return _records(fields)
+
+
+def _one_of(*values: str) -> _Field:
+    return _Field(f"one of {', '.join(values)}", lambda value: value in values)
 
 
 _TEXT = _Field("a non-empty string", _is_text)
 _OBJECT = _Field("an object", lambda value: isinstance(value, dict))
 _PUBLIC_KEY = _Field("the bound client public key", _is_text)
+_STRING = _Field("a string", lambda value: isinstance(value, str))
+#: The API key curves of ``ACTIVITY_TYPE_CREATE_USERS_V3``.
+API_KEY_CURVES = ("API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519")
+#: The policy effects of ``ACTIVITY_TYPE_CREATE_POLICIES``.
+POLICY_EFFECTS = ("EFFECT_ALLOW", "EFFECT_DENY")
+_USERS = _records(
+    {
+        "userName": _TEXT,
+        "apiKeys": _objects(apiKeyName=_TEXT, publicKey=_TEXT, curveType=_one_of(*API_KEY_CURVES)),
+        "authenticators": _records({}, allow_empty=True),
+        "oauthProviders": _records({}, allow_empty=True),
+        "userTags": _texts(allow_empty=True),
+    },
+    {"userEmail": _TEXT, "userPhoneNumber": _TEXT},
+)
+_POLICIES = _records(
+    {"policyName": _TEXT, "effect": _one_of(*POLICY_EFFECTS)},
+    {"condition": _STRING, "consensus": _STRING, "notes": _STRING},
+)
 
 _SPECS: dict[Operation, _Spec] = {
     Operation.ADD_OAUTH_CREDENTIAL: _Spec(
@@ -151,6 +201,11 @@ _SPECS: dict[Operation, _Spec] = {
         "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
         {"signWith": _TEXT, "unsignedTransaction": _TEXT, "type": _TEXT},
     ),
+    Operation.CREATE_DELEGATED_KEY: _Spec("ACTIVITY_TYPE_CREATE_USERS_V3", {"users": _USERS}),
+    Operation.ACTIVATE_DELEGATED_KEY: _Spec(
+        "ACTIVITY_TYPE_CREATE_POLICIES", {"policies": _POLICIES}
+    ),
+    Operation.REVOKE_DELEGATED_KEY: _Spec("ACTIVITY_TYPE_DELETE_USERS", {"userIds": _texts()}),
 }
 
 

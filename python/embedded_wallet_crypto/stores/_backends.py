@@ -27,6 +27,8 @@ __all__ = [
     "SqliteConnections",
     "postgres_failure",
     "postgres_module",
+    "postgres_storable",
+    "postgres_unstorable",
     "redis_client",
     "redis_durability_problem",
     "sqlite_failure",
@@ -223,3 +225,23 @@ def postgres_failure(psycopg: Any, local: threading.local) -> Iterator[None]:
                 f"the PostgreSQL store reports corruption ({type(problem).__name__}, {sqlstate})"
             ) from None
         raise store_unavailable("PostgreSQL", problem, sqlstate) from None
+
+
+def postgres_storable(text: str) -> bool:
+    """Whether PostgreSQL can hold ``text``: no NUL and valid UTF-8 (no lone surrogates). Text
+    that is not can never have been stored, so a lookup of it finds nothing."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def postgres_unstorable() -> StoreError:
+    return StoreError(
+        "a store key is not text PostgreSQL can hold (it has a NUL character or a lone surrogate)",
+        "STORE_KEY_INVALID",
+        400,
+    )

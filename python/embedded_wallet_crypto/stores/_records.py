@@ -1,9 +1,10 @@
 """What a store keeps, the two interfaces every store implements, the rules each store applies
 atomically, and the store's own error.
 
-Two protocols share one store object: signed-retry challenges (:class:`ChallengeStore`:
-``put`` / ``get`` / ``claim`` of a :class:`ChallengeRecord`) and one-time codes
-(:class:`CodeStore`: ``issue`` / ``attempt`` / ``consume`` of a :class:`CodeState`). The rule
+Three protocols share one store object: signed-retry challenges (:class:`ChallengeStore`:
+``put`` / ``get`` / ``claim`` of a :class:`ChallengeRecord`), one-time codes
+(:class:`CodeStore`: ``issue`` / ``attempt`` / ``consume`` of a :class:`CodeState`) and the
+second factors' state (``FactorStore``, in ``_factors``). The rule
 functions :func:`issue_window` and :func:`attempt_status` are written once here; the Redis
 store repeats them in Lua, as it must run them inside the server.
 """
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, Protocol
 
-from ..errors import OtpError, SignedRetryError
+from ..errors import OtpError, SignedRetryError, TotpError
 
 __all__ = [
     "AttemptStatus",
@@ -41,12 +42,12 @@ __all__ = [
 ]
 
 
-class StoreError(SignedRetryError, OtpError):
+class StoreError(SignedRetryError, OtpError, TotpError):
     """A store failed, whichever protocol asked: ``STORE_UNAVAILABLE`` (503, transient: retry),
     ``STORE_CONFIG_INVALID`` (500), ``STORE_CORRUPT`` (500) or ``STORE_NOT_DURABLE`` (500: the
     server could lose a claim in a crash, and the store was not told to accept that). One
-    store serves both protocols, so its error is both a ``SignedRetryError`` and an
-    ``OtpError``: a handler written for either family catches it."""
+    store serves every protocol, so its error is a ``SignedRetryError``, an ``OtpError`` and a
+    ``TotpError``: a handler written for any of those families catches it."""
 
     default_code = "STORE_UNAVAILABLE"
     default_status = 503

@@ -1,4 +1,5 @@
-"""``MemoryStore``: challenges and one-time codes in dicts behind one lock; for one process."""
+"""``MemoryStore``: challenges, one-time codes and factors in dicts behind one lock; for one
+process."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from ._factors import MemoryFactors
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
@@ -24,8 +26,8 @@ from ._records import (
 __all__ = ["MemoryStore"]
 
 
-class MemoryStore:
-    """The default store of both protocols: thread-safe, but private to one process and gone
+class MemoryStore(MemoryFactors):
+    """The default store of every protocol: thread-safe, but private to one process and gone
     on restart.
 
     Challenges are forgotten ``ttl_seconds`` after ``put`` by ``clock`` (monotonic by default),
@@ -36,6 +38,8 @@ class MemoryStore:
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()
+        self._steps: dict[str, int] = {}
+        self._recovery: dict[str, set[str]] = {}
         self._records: dict[str, ChallengeRecord] = {}
         self._forget_at: list[tuple[float, str]] = []  # a heap
         self._states: dict[str, CodeState] = {}

@@ -1,6 +1,7 @@
 """``PostgresStore``: challenges and one-time codes in PostgreSQL, shared by every process on
 every host that reaches the database; two tables, ``ewc_signed_retry_challenges`` and
-``ewc_otp_codes``, created if missing.
+``ewc_otp_codes`` (and the factors' two, ``ewc_totp_steps`` and ``ewc_recovery_codes``: see
+``_factors``), created if missing.
 
 A challenge's claim is one ``UPDATE ... WHERE NOT claimed AND expires_at_ms > %s``: PostgreSQL
 locks the row, and a concurrent claim re-checks the condition on the committed row, so exactly
@@ -24,7 +25,14 @@ import threading
 import time
 from typing import Any, Literal
 
-from ._backends import checked_seconds, postgres_failure, postgres_module
+from ._backends import (
+    checked_seconds,
+    postgres_failure,
+    postgres_module,
+)
+from ._backends import postgres_storable as _storable
+from ._backends import postgres_unstorable as _unstorable
+from ._factors import POSTGRES_FACTOR_SCHEMA, PostgresFactors
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
@@ -32,7 +40,6 @@ from ._records import (
     IssueLimits,
     IssueOutcome,
     NewCode,
-    StoreError,
     attempt_status,
     decide_issue,
     request_id_conflict,
@@ -99,27 +106,7 @@ def _state(row: Any) -> CodeState | None:
     return None if row is None else state_from_fields(row)
 
 
-def _storable(text: str) -> bool:
-    """Whether PostgreSQL can hold ``text``: no NUL and valid UTF-8 (no lone surrogates). Text
-    that is not can never have been stored, so a lookup of it finds nothing."""
-    if "\x00" in text:
-        return False
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _unstorable() -> StoreError:
-    return StoreError(
-        "a store key is not text PostgreSQL can hold (it has a NUL character or a lone surrogate)",
-        "STORE_KEY_INVALID",
-        400,
-    )
-
-
-class PostgresStore:
+class PostgresStore(PostgresFactors):
     """Challenges and one-time codes in the PostgreSQL database at ``dsn`` (a libpq connection
     string or ``postgresql://`` URL; a ``search_path`` in its ``options`` picks the schema).
 
@@ -179,7 +166,7 @@ class PostgresStore:
                     )
             with connection.transaction():
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                for statement in filter(str.strip, _SCHEMA.split(";")):
+                for statement in filter(str.strip, (_SCHEMA + POSTGRES_FACTOR_SCHEMA).split(";")):
                     connection.execute(statement)
 
     def _connection(self) -> Any:

@@ -23,6 +23,7 @@ import math
 from typing import Any, Literal
 
 from ._backends import checked_seconds, redis_client, redis_durability_problem
+from ._factors import RedisFactors
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
@@ -113,7 +114,7 @@ return 1
 _STATUSES: tuple[AttemptStatus, ...] = ("ok", "not_issued", "used", "expired", "exhausted")
 
 
-class RedisStore:
+class RedisStore(RedisFactors):
     """Challenges and one-time codes in the Redis server at ``url`` (``redis://host:port/db``).
 
     Challenges live under ``key_prefix + "signed-retry:"`` and codes under
@@ -166,6 +167,7 @@ class RedisStore:
         self._issue = self._client.register_script(_ISSUE)
         self._attempt = self._client.register_script(_ATTEMPT)
         self._consume = self._client.register_script(_CONSUME)
+        self._register_factor_scripts()
         if durability == "strict":
             import redis
 

@@ -1,5 +1,6 @@
 """``SqliteStore``: challenges and one-time codes in one SQLite file, shared by every process on
-the host; two tables, ``signed_retry_challenges`` and ``otp_codes``.
+the host; two tables, ``signed_retry_challenges`` and ``otp_codes`` (and the factors' two,
+``totp_steps`` and ``recovery_codes``: see ``_factors``).
 
 A challenge's claim is one ``UPDATE ... WHERE claimed = 0 AND expires_at_ms > ?``: SQLite runs
 writers one at a time, so of any number of concurrent claims exactly one changes the row
@@ -22,6 +23,7 @@ import time
 from typing import Any
 
 from ._backends import SqliteConnections, sqlite_failure, sqlite_file_path
+from ._factors import SQLITE_FACTOR_SCHEMA, SqliteFactors
 from ._records import (
     AttemptStatus,
     ChallengeRecord,
@@ -81,7 +83,7 @@ def _state(row: Any) -> CodeState | None:
     return None if row is None else state_from_fields(row)
 
 
-class SqliteStore:
+class SqliteStore(SqliteFactors):
     """Challenges and one-time codes in the SQLite database at ``path`` (created if needed).
 
     Safe across threads (one connection per thread) and processes (one per process, opened
@@ -98,7 +100,7 @@ class SqliteStore:
         connection = self._connection()
         try:
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.executescript(_SCHEMA)
+            connection.executescript(_SCHEMA + SQLITE_FACTOR_SCHEMA)
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
 

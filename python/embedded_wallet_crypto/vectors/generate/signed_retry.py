@@ -15,8 +15,18 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from . import _reference as ref
-from ._common import Case, case, key, vector_file
+from ._common import Case, case, vector_file
+from ._signed_retry_operations import (
+    CLIENT,
+    CREDENTIAL_TYPE,
+    CREDENTIALS,
+    OPERATIONS,
+    OTHER_CLIENT,
+    SESSION_A,
+    SESSION_B,
+    STRANGER,
+    public_hex,
+)
 from ._stamp_writer import SANDBOX_STAMP, compact_json, encode_stamp, stamp_fields
 
 DESCRIPTION = (
@@ -32,20 +42,13 @@ T0 = 1_700_000_000_000
 TTL_SECONDS = 300
 ORG = "org-vectors"
 ACCOUNT = "InternalAccount:vectors"
-SESSION_A, SESSION_B, STRANGER = "sr-session-a", "sr-session-b", "sr-stranger"
-CLIENT, OTHER_CLIENT = "sr-client", "sr-other-client"
-CREDENTIALS = {SESSION_A: "AuthMethod:a", SESSION_B: "AuthMethod:b"}
 INVALID_POINT_KEY = "04" + "00" * 64
 
 Step = dict[str, Any]
 
 
-def _public(label: str, *, compressed: bool = False) -> str:
-    return ref.public_key_bytes(key(label)[0], compressed=compressed).hex()
-
-
 def _sessions() -> dict[str, str]:
-    return {_public(label): credential for label, credential in CREDENTIALS.items()}
+    return {public_hex(label): credential for label, credential in CREDENTIALS.items()}
 
 
 def request_id(label: str) -> str:
@@ -56,69 +59,6 @@ def request_id(label: str) -> str:
 def _iso(milliseconds: int) -> str:
     moment = datetime.fromtimestamp(milliseconds // 1000, tz=timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{milliseconds % 1000:03d}Z"
-
-
-# Operation -> (activity type, parameters, fixed credential type, binds the client key)
-OPERATIONS: dict[str, tuple[str, dict[str, Any], str | None, bool]] = {
-    "ADD_OAUTH_CREDENTIAL": (
-        "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS",
-        {"oauthProviders": [{"oidcToken": "h.p.s", "providerName": "google"}], "userId": "u1"},
-        "OAUTH",
-        False,
-    ),
-    "ADD_PASSKEY_CREDENTIAL": (
-        "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2",
-        {
-            "authenticators": [
-                {
-                    "attestation": {
-                        "attestationObject": "o2NmbXRkbm9uZQ",
-                        "clientDataJson": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
-                        "credentialId": "Y3JlZGVudGlhbA",
-                        "transports": ["internal"],
-                    },
-                    "authenticatorName": "laptop",
-                    "challenge": "Y2hhbGxlbmdl",
-                    "transports": ["internal", "hybrid"],
-                }
-            ],
-            "userId": "u1",
-        },
-        "PASSKEY",
-        False,
-    ),
-    "ADD_EMAIL_OTP_CREDENTIAL": (
-        "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
-        {"userEmail": "user@example.com", "userId": "u1"},
-        "EMAIL_OTP",
-        False,
-    ),
-    "REVOKE_CREDENTIAL": (
-        "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
-        {"authenticatorIds": [CREDENTIALS[SESSION_B]], "userId": "u1"},
-        None,
-        False,
-    ),
-    "REVOKE_SESSION": (
-        "ACTIVITY_TYPE_DELETE_API_KEYS",
-        {"apiKeyIds": ["Session:old"], "userId": "u1"},
-        None,
-        False,
-    ),
-    "REFRESH_SESSION": ("ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2", {}, None, True),
-    "EXPORT_WALLET": ("ACTIVITY_TYPE_EXPORT_WALLET", {"walletId": "Wallet:vectors"}, None, True),
-    "EXECUTE_QUOTE": (
-        "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
-        {
-            "signWith": "0x00000000000000000000000000000000000000aa",
-            "type": "TRANSACTION_TYPE_ETHEREUM",
-            "unsignedTransaction": "02e80180808080940000000000000000000000000000000000bb0180c0",
-        },
-        None,
-        False,
-    ),
-}
-CREDENTIAL_TYPE = {"REVOKE_CREDENTIAL": "PASSKEY", "REVOKE_SESSION": "OAUTH"}
 
 
 class Scenario:
@@ -135,7 +75,7 @@ class Scenario:
     def issue(self, operation: str, *, at: int = 0, label: str | None = None) -> str:
         """A valid issue at ``T0 + at``; returns the request id it receives."""
         activity, parameters, fixed_type, binds = OPERATIONS[operation]
-        client = _public(CLIENT) if binds else None
+        client = public_hex(CLIENT) if binds else None
         credential_type = CREDENTIAL_TYPE.get(operation)
         body = {
             "organizationId": ORG,
@@ -160,7 +100,7 @@ class Scenario:
         _, parameters, _, binds = OPERATIONS.get(operation, ("", {}, None, False))
         arguments = {
             "parameters": parameters,
-            "client": _public(CLIENT) if binds else None,
+            "client": public_hex(CLIENT) if binds else None,
             "credential_type": None,
             **changes,
         }
@@ -226,7 +166,7 @@ class Scenario:
                     "request_id": rid,
                     "account_id": ACCOUNT,
                     "operation": next(n for n, o in OPERATIONS.items() if o[0] == operation),
-                    "session_public_key": "" if sandbox else _public(signer, compressed=True),
+                    "session_public_key": "" if sandbox else public_hex(signer, compressed=True),
                     "session_credential_id": CREDENTIALS[signer]
                     if mapped and not sandbox
                     else None,
@@ -312,7 +252,7 @@ def _signature_cases() -> list[Case]:
     )
     rid = stranger.issue("REVOKE_SESSION")
     stranger.verify(rid, error="WALLET_SIGNATURE_KEY_MISMATCH", signer=STRANGER)
-    listed = [_public(SESSION_A, compressed=True), _public(SESSION_B)]
+    listed = [public_hex(SESSION_A, compressed=True), public_hex(SESSION_B)]
     stranger.verify(rid, error="WALLET_SIGNATURE_KEY_MISMATCH", account_session_keys=[])
     stranger.verify(rid, signer=SESSION_B, account_session_keys=listed)
 
@@ -333,11 +273,11 @@ def _binding_and_credential_cases() -> list[Case]:
             "the same key",
         )
         rid = swapped.issue(operation)
-        for body_key in (_public(OTHER_CLIENT), None, INVALID_POINT_KEY):
+        for body_key in (public_hex(OTHER_CLIENT), None, INVALID_POINT_KEY):
             swapped.verify(
                 rid, error="CLIENT_PUBLIC_KEY_MISMATCH", request_body_client_public_key=body_key
             )
-        swapped.verify(rid, request_body_client_public_key=_public(CLIENT, compressed=True))
+        swapped.verify(rid, request_body_client_public_key=public_hex(CLIENT, compressed=True))
         cases.append(swapped.build())
 
     own = Scenario(
@@ -348,7 +288,9 @@ def _binding_and_credential_cases() -> list[Case]:
     )
     rid = own.issue("REVOKE_CREDENTIAL")
     own.verify(rid, error="SESSION_OF_REVOKED_CREDENTIAL", signer=SESSION_B)
-    own.verify(rid, error="SESSION_CREDENTIAL_UNKNOWN", account_session_keys=[_public(SESSION_A)])
+    own.verify(
+        rid, error="SESSION_CREDENTIAL_UNKNOWN", account_session_keys=[public_hex(SESSION_A)]
+    )
     own.verify(rid)
     cases.append(own.build())
     return cases
@@ -364,7 +306,7 @@ def _issue_and_sandbox_cases() -> list[Case]:
     issue.issue_fails("INVALID_PARAMETERS", "ADD_EMAIL_OTP_CREDENTIAL", parameters={"userId": "u"})
     issue.issue_fails("INVALID_PARAMETERS", "EXPORT_WALLET", client=None)
     issue.issue_fails("INVALID_POINT", "EXPORT_WALLET", client=INVALID_POINT_KEY)
-    issue.issue_fails("INVALID_PARAMETERS", "REVOKE_SESSION", client=_public(CLIENT))
+    issue.issue_fails("INVALID_PARAMETERS", "REVOKE_SESSION", client=public_hex(CLIENT))
     issue.issue_fails("UNKNOWN_OPERATION", "DELETE_EVERYTHING")
     rid = issue.issue("ADD_EMAIL_OTP_CREDENTIAL")
     issue.verify(rid)
