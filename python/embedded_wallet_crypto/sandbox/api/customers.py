@@ -1,0 +1,57 @@
+"""``POST /customers`` and ``GET /customers/internal-accounts``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import Response
+
+from ..deps import Db, Paging, Svc, require_platform
+from ..domain import customers
+from ..models.customers import AccountType, CustomerCreate, CustomerOut, InternalAccountList
+from .common import error_responses
+
+__all__ = ["router"]
+
+router = APIRouter(
+    tags=["Customers"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401),
+)
+
+
+@router.post(
+    "/customers", status_code=201, response_model=CustomerOut, response_model_exclude_none=True
+)
+def create_customer(body: CustomerCreate, db: Db, services: Svc) -> Response:
+    """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto
+    currency) account per currency and one EMBEDDED_WALLET."""
+    created = customers.create_customer(db, services, body)
+    # Serialised before the commit: nothing can fail once the customer is saved (a client's
+    # retry would then make a second one).
+    answer = CustomerOut.model_validate(created).model_dump_json(exclude_none=True)
+    db.commit()
+    return Response(answer, status_code=201, media_type="application/json")
+
+
+@router.get(
+    "/customers/internal-accounts",
+    response_model=InternalAccountList,
+    response_model_exclude_none=True,
+)
+def list_internal_accounts(
+    db: Db,
+    paging: Paging,
+    currency: Annotated[str | None, Query(max_length=10)] = None,
+    customerId: Annotated[str | None, Query(max_length=200)] = None,
+    type: Annotated[AccountType | None, Query()] = None,
+) -> dict[str, Any]:
+    """The customers' internal accounts, oldest first; filters combine."""
+    return customers.list_internal_accounts(
+        db,
+        paging,
+        currency_code=currency,
+        customer_id=customerId,
+        account_type=type.value if type is not None else None,
+    )
