@@ -6,11 +6,11 @@ session key of the wallet. That payload is a signed-retry challenge of the libra
 ``SignedRetry`` (operation ``EXECUTE_QUOTE``), issued with the quote; the execution verifies the
 stamp through ``SignedRetry.verify`` and so uses the challenge's request id once, in the same
 store and by the same atomic claim as every other signed payload of the service. Everything an
-execution is refused for that does not depend on the stamp (the quote executed or expired, the
-destination full, the wallet short) is checked before the claim, so a stamp is used only by an
-execution that can go on; the claim itself comes before the transaction's first write (on
-SQLite the store shares the database file). That the quote runs once is its own state: the
-``executed`` flag, set by a conditional update.
+execution can be refused for is checked before the claim, in the order the answers keep (the
+quote executed or expired, the stamp, the destination full, the wallet short), so that a stamp
+is used only by an execution that goes on; the claim itself comes before the transaction's
+first write (on SQLite the store shares the database file). That the quote runs once is its
+own state: the ``executed`` flag, set by a conditional update.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from .wallet import session_keys
 __all__ = [
     "Signature",
     "already_executed",
+    "check_signer",
     "claim_signature",
     "create_quote",
     "execute_quote",
@@ -233,9 +234,11 @@ def claim_signature(db: Session, services: Services, row: Quote, stamp: str | No
         raise
 
 
-def _signer_still_active(db: Session, services: Services, row: Quote, stamp: str | None) -> None:
-    """For a stamp claimed earlier (an agent's submission): the session key that made it is
-    still an active session of the wallet (401 otherwise)."""
+def check_signer(db: Session, services: Services, row: Quote, stamp: str | None) -> None:
+    """The stamp is over the wallet quote's payload, by a key that is an active session of the
+    wallet now (or the sandbox stamp); 401 otherwise. Nothing is claimed: this is the check
+    made before anything else is (the claim checks again), and the check of a stamp claimed
+    earlier (an agent's submission, executed at the platform's approval)."""
     assert row.payload_to_sign is not None
     try:
         signed = verify_stamp(stamp, row.payload_to_sign, sandbox=services.environment)
@@ -279,8 +282,8 @@ def execute_quote(
     source_id = str(row.source["accountId"])
     wallet = row.source_kind == "EMBEDDED_WALLET"
     signature = signature or Signature(None)
-    if wallet and signature.claimed:
-        _signer_still_active(db, services, row, signature.stamp)
+    if wallet:
+        check_signer(db, services, row, signature.stamp)
     _require_destination_room(db, row)
     if wallet and not signature.claimed:
         require_funds(db, source_id, row.total_sending)

@@ -27,7 +27,14 @@ from ...models.quotes import QuoteCreate
 from ...models.transfers import TransferIn, TransferOut
 from ...services import Services
 from ..errors import Refusal, invalid, not_found
-from ..quotes import already_executed, claim_signature, create_quote, is_expired, quote_body
+from ..quotes import (
+    already_executed,
+    check_signer,
+    claim_signature,
+    create_quote,
+    is_expired,
+    quote_body,
+)
 from ..transfers import WALLET_PAYS_BY_QUOTE
 from . import actions
 from .policy import Money, evaluate, require_permission
@@ -148,6 +155,9 @@ def submit_execution(
     check_active(agent)
     require_permission(agent.policy, "EXECUTE_QUOTES")
     _check_open(db, row)
+    wallet = row.source_kind == "EMBEDDED_WALLET"
+    if wallet:
+        check_signer(db, services, row, stamp)  # 401 now, not at approval
     amounts = [
         Money(row.total_sending, row.sending_currency),
         Money(row.total_receiving, row.receiving_currency),
@@ -158,7 +168,7 @@ def submit_execution(
     limits = agent.policy["spendingLimits"]
     spend = next(m.amount for m in amounts if m.currency == limits["currency"])
     check_budget(db, agent, spend, services.clock.now())
-    if row.source_kind == "EMBEDDED_WALLET":
+    if wallet:
         try:
             claim_signature(db, services, row, stamp)
         except Refusal as refusal:
