@@ -4,22 +4,21 @@ Bearer access token (``deps.Me``) and is bound to its customer and policy."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Keyed, Me, Paging, Signed, Svc, committed
+from ..deps import Db, Keyed, Me, Paging, Signed, Svc
 from ..domain import quotes, transaction_queries
 from ..domain.agents import decisions, registry, submissions
-from ..domain.transaction_queries import TransactionFilters
 from ..domain.transactions import transaction_body
 from ..models.common import ErrorOut, SortOrder
 from ..models.quotes import QuoteCreate
-from ..models.transactions import Direction, Status
 from ..models.transfers import TransferIn, TransferOut
-from .common import IDEMPOTENCY_RESPONSES, PathId, Sort, error_responses, idempotent
-from .transactions import DateTimeQuery, TextQuery
+from .common import IDEMPOTENCY_RESPONSES, PathId, Sort, answer, error_responses, idempotent
+from .transactions import Filters
 
 __all__ = ["router"]
 
@@ -37,9 +36,9 @@ _TRANSFER_ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/agents/me")
-def get_me(agent: Me, db: Db, services: Svc) -> dict[str, Any]:
+def get_me(agent: Me, db: Db, services: Svc) -> JSONResponse:
     """The agent of the access token: its profile, policy and usage."""
-    return committed(db, registry.agent_body(db, agent, services.clock.now()))
+    return answer(db, registry.agent_body(db, agent, services.clock.now()))
 
 
 @router.get("/agents/me/actions")
@@ -50,16 +49,16 @@ def list_my_actions(
     status: Annotated[
         str | None, Query(pattern="^(PENDING_APPROVAL|APPROVED|REJECTED|FAILED)$")
     ] = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The agent's own actions, newest first."""
     listed = decisions.list_actions(db, agent, paging.ordered("desc"), status=status)
-    return committed(db, listed)
+    return answer(db, listed)
 
 
 @router.get("/agents/me/actions/{actionId}")
-def get_my_action(actionId: str, agent: Me, db: Db) -> dict[str, Any]:
+def get_my_action(actionId: str, agent: Me, db: Db) -> JSONResponse:
     """One of the agent's actions (404 for another agent's)."""
-    return committed(db, decisions.find_own_action(db, agent, actionId))
+    return answer(db, decisions.find_own_action(db, agent, actionId))
 
 
 @router.post("/agents/me/quotes", status_code=201, responses=IDEMPOTENCY_RESPONSES)
@@ -77,9 +76,9 @@ def post_my_quote(
 
 
 @router.get("/agents/me/quotes/{quoteId}")
-def get_my_quote(quoteId: PathId, agent: Me, db: Db) -> dict[str, Any]:
+def get_my_quote(quoteId: PathId, agent: Me, db: Db) -> JSONResponse:
     """A quote this agent created (404 for any other)."""
-    return committed(db, quotes.quote_body(submissions.find_own_quote(db, agent, quoteId)))
+    return answer(db, quotes.quote_body(submissions.find_own_quote(db, agent, quoteId)))
 
 
 @router.post("/agents/me/quotes/{quoteId}/execute", responses=IDEMPOTENCY_RESPONSES)
@@ -99,41 +98,20 @@ def execute_my_quote(
 
 @router.get("/agents/me/transactions")
 def list_my_transactions(
-    agent: Me,
-    db: Db,
-    paging: Paging,
-    accountIdentifier: TextQuery = None,
-    senderAccountIdentifier: TextQuery = None,
-    receiverAccountIdentifier: TextQuery = None,
-    status: Annotated[Status | None, Query()] = None,
-    type: Annotated[Direction | None, Query()] = None,
-    reference: TextQuery = None,
-    startDate: DateTimeQuery = None,
-    endDate: DateTimeQuery = None,
-    sortOrder: Sort = SortOrder.desc,
-) -> dict[str, Any]:
+    agent: Me, db: Db, paging: Paging, filters: Filters, sortOrder: Sort = SortOrder.desc
+) -> JSONResponse:
     """The transactions of the agent's customer (no customer filter: the token sets it),
     newest first unless ``sortOrder=asc``; dates are inclusive."""
-    filters = TransactionFilters(
-        customer_id=agent.customer_id,
-        account_identifier=accountIdentifier,
-        sender_account_identifier=senderAccountIdentifier,
-        receiver_account_identifier=receiverAccountIdentifier,
-        status=status.value if status is not None else None,
-        type=type.value if type is not None else None,
-        reference=reference,
-        start=startDate,
-        end=endDate,
-    )
+    filters = replace(filters, customer_id=agent.customer_id)
     listed = transaction_queries.list_transactions(db, filters, paging.ordered(sortOrder.value))
-    return committed(db, listed)
+    return answer(db, listed)
 
 
 @router.get("/agents/me/transactions/{transactionId}")
-def get_my_transaction(transactionId: PathId, agent: Me, db: Db) -> dict[str, Any]:
+def get_my_transaction(transactionId: PathId, agent: Me, db: Db) -> JSONResponse:
     """One transaction of the agent's customer (404 for another customer's)."""
     found = transaction_queries.find_transaction(db, transactionId, customer_id=agent.customer_id)
-    return committed(db, transaction_body(found))
+    return answer(db, transaction_body(found))
 
 
 @router.post("/agents/me/transfer-out", status_code=201, responses=_TRANSFER_ERRORS)

@@ -4,9 +4,10 @@ redemption an agent makes with no credentials but its code (see ``domain.agents.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Response
+from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from ..deps import Db, Paging, Platform, Svc, committed
@@ -14,7 +15,7 @@ from ..domain.agents import decisions, registry
 from ..models.agents import AgentCreate, AgentUpdate, RejectBody
 from ..models.common import SortOrder
 from ..models.fields import FreeForm
-from .common import Sort
+from .common import Sort, answer
 from .transactions import DateTimeQuery
 
 __all__ = ["router"]
@@ -25,9 +26,9 @@ _Id = Annotated[str | None, Query(max_length=200)]
 
 
 @router.post("/agents", status_code=201)
-def create_agent(body: AgentCreate, db: Db, services: Svc, _: Platform) -> dict[str, Any]:
+def create_agent(body: AgentCreate, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """Create an agent for a customer with a policy; returns it and a device code."""
-    return committed(db, registry.create_agent(db, services, body))
+    return answer(db, registry.create_agent(db, services, body))
 
 
 @router.get("/agents")
@@ -39,7 +40,7 @@ def list_agents(
     customerId: _Id = None,
     isPaused: Annotated[bool, Field(strict=True)] | None = None,
     isConnected: bool | None = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The agents, newest first; filters combine."""
     listed = registry.list_agents(
         db,
@@ -49,7 +50,7 @@ def list_agents(
         is_paused=isPaused,
         is_connected=isConnected,
     )
-    return committed(db, listed)
+    return answer(db, listed)
 
 
 @router.get("/agents/approvals")
@@ -62,7 +63,7 @@ def list_approvals(
     startDate: DateTimeQuery = None,
     endDate: DateTimeQuery = None,
     sortOrder: Sort = SortOrder.desc,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The actions waiting for the platform's decision (PENDING_APPROVAL), newest first unless
     ``sortOrder=asc``; dates are inclusive."""
     listed = decisions.list_approvals(
@@ -73,35 +74,35 @@ def list_approvals(
         start=startDate,
         end=endDate,
     )
-    return committed(db, listed)
+    return answer(db, listed)
 
 
 @router.post("/agents/device-codes/{code}/redeem")
-def redeem(code: str, db: Db, services: Svc) -> dict[str, Any]:
+def redeem(code: str, db: Db, services: Svc) -> JSONResponse:
     """Redeem a device code (no platform credentials: the code is the proof) for the agent's
     Bearer access token, returned this once."""
-    return committed(db, registry.redeem_device_code(db, services, code))
+    return answer(db, registry.redeem_device_code(db, services, code))
 
 
 @router.get("/agents/device-codes/{code}/status")
-def device_code_status(code: str, db: Db, _: Platform) -> dict[str, Any]:
+def device_code_status(code: str, db: Db, _: Platform) -> JSONResponse:
     """Whether a device code has been redeemed."""
-    return committed(db, registry.device_code_status(db, code))
+    return answer(db, registry.device_code_status(db, code))
 
 
 @router.get("/agents/{agentId}")
-def get_agent(agentId: str, db: Db, services: Svc, _: Platform) -> dict[str, Any]:
+def get_agent(agentId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """One agent."""
     agent = registry.find_agent(db, agentId)
-    return committed(db, registry.agent_body(db, agent, services.clock.now()))
+    return answer(db, registry.agent_body(db, agent, services.clock.now()))
 
 
 @router.patch("/agents/{agentId}")
 def update_agent(
     agentId: str, body: AgentUpdate, db: Db, services: Svc, _: Platform
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Rename or pause (resume) an agent; a paused agent cannot submit actions."""
-    return committed(db, registry.update_agent(db, services, agentId, body))
+    return answer(db, registry.update_agent(db, services, agentId, body))
 
 
 @router.delete("/agents/{agentId}", status_code=204)
@@ -114,24 +115,22 @@ def delete_agent(agentId: str, db: Db, _: Platform) -> Response:
 @router.patch("/agents/{agentId}/policy")
 def update_agent_policy(
     agentId: str, db: Db, services: Svc, _: Platform, body: Annotated[FreeForm, Body()]
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Partially update an agent's policy; it applies to the next action."""
-    return committed(db, registry.patch_policy(db, services, agentId, body))
+    return answer(db, registry.patch_policy(db, services, agentId, body))
 
 
 @router.post("/agents/{agentId}/device-codes", status_code=201)
-def regenerate_device_code(agentId: str, db: Db, services: Svc, _: Platform) -> dict[str, Any]:
+def regenerate_device_code(agentId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """A new device code (earlier unredeemed ones stop working); 409 once connected."""
-    return committed(db, registry.regenerate_device_code(db, services, agentId))
+    return answer(db, registry.regenerate_device_code(db, services, agentId))
 
 
 @router.post("/agents/{agentId}/actions/{actionId}/approve")
-def approve_action(
-    agentId: str, actionId: str, db: Db, services: Svc, _: Platform
-) -> dict[str, Any]:
+def approve_action(agentId: str, actionId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """Approve a PENDING_APPROVAL action: it runs (APPROVED), or is FAILED when its quote
     expired meanwhile or its execution fails. Platform credentials only."""
-    return committed(db, decisions.approve_action(db, services, agentId, actionId))
+    return answer(db, decisions.approve_action(db, services, agentId, actionId))
 
 
 @router.post("/agents/{agentId}/actions/{actionId}/reject")
@@ -142,7 +141,7 @@ def reject_action(
     services: Svc,
     _: Platform,
     body: Annotated[RejectBody | None, Body()] = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Reject a PENDING_APPROVAL action (nothing runs). Platform credentials only."""
     reason = body.reason if body else None
-    return committed(db, decisions.reject_action(db, services, agentId, actionId, reason))
+    return answer(db, decisions.reject_action(db, services, agentId, actionId, reason))

@@ -4,10 +4,12 @@ answer of an operation that takes an ``Idempotency-Key``."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Annotated, Any
 
 from fastapi import Path, Query
 from fastapi.responses import JSONResponse
+from pydantic import TypeAdapter
 
 from ..deps import Db, Keyed, committed
 from ..domain.idempotency import once
@@ -20,6 +22,7 @@ __all__ = [
     "REPLAYED_HEADER",
     "PathId",
     "Sort",
+    "answer",
     "error_responses",
     "idempotent",
     "signed_answer",
@@ -81,9 +84,33 @@ def idempotent(
 CHALLENGE_RESPONSE: dict[int | str, dict[str, Any]] = {202: {"model": SignedRequestChallengeOut}}
 
 
-def signed_answer(db: Db, status: int, body: dict[str, Any]) -> Any:
+@cache
+def _adapter(model: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(model)
+
+
+def answer(
+    db: Db, body: Any, *, status: int = 200, model: Any = None, exclude_none: bool = True
+) -> JSONResponse:
+    """``body`` as the JSON answer, once the request's transaction is committed: through
+    ``model`` (the response model the route declares; without its None fields unless
+    ``exclude_none`` is off) when one is given. The route builds its whole answer in its one
+    hop to the thread pool (FastAPI passes a Response on as it is, without validating it in
+    the pool again)."""
+    if model is not None:
+        adapter = _adapter(model)
+        body = adapter.dump_python(
+            adapter.validate_python(body), mode="json", exclude_none=exclude_none
+        )
+    db.commit()
+    return JSONResponse(body, status_code=status)
+
+
+def signed_answer(
+    db: Db, status: int, body: dict[str, Any], *, model: Any, exclude_none: bool = True
+) -> JSONResponse:
     """A signed retry's challenge as it is (202), or the result through the route's model;
     once the request's transaction is committed."""
     if status == 202:
         return committed(db, JSONResponse(body, status_code=202))
-    return committed(db, body)
+    return answer(db, body, status=status, model=model, exclude_none=exclude_none)

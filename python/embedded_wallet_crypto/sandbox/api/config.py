@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 
-from ..deps import Db, committed, require_platform
+from ..deps import Db, require_platform
 from ..domain import platform_config
 from ..models.config import ConfigUpdate
-from .common import error_responses
+from .common import answer, error_responses
 
 __all__ = ["router"]
 
@@ -21,12 +20,12 @@ router = APIRouter(
 
 
 @router.get("/config")
-def get_config(db: Db) -> dict[str, Any]:
+def get_config(db: Db) -> JSONResponse:
     """The platform configuration."""
-    return committed(db, platform_config.config_body(platform_config.load_config(db)))
+    return answer(db, platform_config.config_body(platform_config.load_config(db)))
 
 
 @router.patch("/config")
-def patch_config(body: ConfigUpdate, db: Db) -> dict[str, Any]:
+def patch_config(body: ConfigUpdate, db: Db) -> JSONResponse:
     """Change umaDomain, webhookEndpoint or supportedCurrencies (the others are read-only)."""
-    return committed(db, platform_config.update_config(db, body))
+    return answer(db, platform_config.update_config(db, body))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
@@ -19,9 +19,12 @@ from ..models.wallet import (
     SessionOut,
     VerifyBody,
 )
-from .common import CHALLENGE_RESPONSE, PathId, error_responses, signed_answer
+from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses, signed_answer
 
 __all__ = ["router"]
+
+#: The answer of a credential's challenge: a passkey's, or an email code's.
+CHALLENGE_MODEL = PasskeyChallengeOut | AuthMethodWithBundle
 
 router = APIRouter(
     tags=["Credentials and sessions"],
@@ -37,31 +40,36 @@ router = APIRouter(
     response_model_exclude_none=True,
     responses=CHALLENGE_RESPONSE,
 )
-def create_credential(body: CredentialCreate, signed: Signed, db: Db, services: Svc) -> Any:
+def create_credential(
+    body: CredentialCreate, signed: Signed, db: Db, services: Svc
+) -> JSONResponse:
     """Create the account's first credential (201), or a further one by signed retry (202,
     then 201). A second credential of the same type is 400."""
-    return signed_answer(db, *credentials.create_credential(db, services, body, signed))
+    status, created = credentials.create_credential(db, services, body, signed)
+    return signed_answer(db, status, created, model=AuthMethodWithBundle)
 
 
 @router.get("/auth/credentials", response_model=AuthMethodList)
 def list_credentials(
     db: Db, accountId: Annotated[str, Query(min_length=1, max_length=200)]
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The account's credentials, unpaginated (empty for an unknown account)."""
-    return committed(db, credentials.list_credentials(db, accountId))
+    listed = credentials.list_credentials(db, accountId)
+    return answer(db, listed, model=AuthMethodList, exclude_none=False)
 
 
 @router.post(
     "/auth/credentials/{credential_id}/challenge",
-    response_model=PasskeyChallengeOut | AuthMethodWithBundle,
+    response_model=CHALLENGE_MODEL,
     response_model_exclude_none=True,
 )
 def challenge_credential(
     credential_id: PathId, db: Db, services: Svc, body: ChallengeBody | None = None
-) -> dict[str, Any]:
+) -> JSONResponse:
     """PASSKEY: a login challenge binding ``clientPublicKey``. EMAIL_OTP: a fresh code by email
     (429 with ``Retry-After`` when asked too often). OAUTH has no challenge."""
-    return committed(db, logins.challenge_credential(db, services, credential_id, body))
+    challenged = logins.challenge_credential(db, services, credential_id, body)
+    return answer(db, challenged, model=CHALLENGE_MODEL)
 
 
 @router.post(
@@ -72,10 +80,11 @@ def challenge_credential(
 )
 def verify_credential(
     credential_id: PathId, body: VerifyBody, signed: Signed, db: Db, services: Svc
-) -> Any:
+) -> JSONResponse:
     """Verify a credential and open a session (``encryptedSessionSigningKey`` for an
     uncompressed ``clientPublicKey``, delivered once)."""
-    return signed_answer(db, *logins.verify_credential(db, services, credential_id, body, signed))
+    status, verified = logins.verify_credential(db, services, credential_id, body, signed)
+    return signed_answer(db, status, verified, model=SessionOut)
 
 
 @router.delete("/auth/credentials/{credential_id}", status_code=204, responses=CHALLENGE_RESPONSE)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from ..deps import Db, Paging, Svc, require_platform
 from ..domain import customers
 from ..models.customers import AccountType, CustomerCreate, CustomerOut, InternalAccountList
-from .common import error_responses
+from .common import answer, error_responses
 
 __all__ = ["router"]
 
@@ -46,12 +46,13 @@ def list_internal_accounts(
     currency: Annotated[str | None, Query(max_length=10)] = None,
     customerId: Annotated[str | None, Query(max_length=200)] = None,
     type: Annotated[AccountType | None, Query()] = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The customers' internal accounts, oldest first; filters combine."""
-    return customers.list_internal_accounts(
+    listed = customers.list_internal_accounts(
         db,
         paging,
         currency_code=currency,
         customer_id=customerId,
         account_type=type.value if type is not None else None,
     )
+    return answer(db, listed, model=InternalAccountList)

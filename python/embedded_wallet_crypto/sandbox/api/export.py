@@ -3,9 +3,8 @@ key; the mnemonic sealed to it with ``ewc.seal_export_bundle``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 
 from ..deps import Db, Signed, Svc, require_platform
 from ..domain import export
@@ -28,9 +27,8 @@ router = APIRouter(
 )
 def export_wallet(
     account_id: PathId, body: ExportBody, signed: Signed, db: Db, services: Svc
-) -> Any:
+) -> JSONResponse:
     """Step 1: 202 with the ``clientPublicKey`` bound into ``payloadToSign``. Step 2 (the same
     body, stamped): 200 ``{id, encryptedWalletCredentials}``; 401 if the key was swapped."""
-    return signed_answer(
-        db, *export.export_wallet(db, services, account_id, body.clientPublicKey, signed)
-    )
+    status, sealed = export.export_wallet(db, services, account_id, body.clientPublicKey, signed)
+    return signed_answer(db, status, sealed, model=ExportOut, exclude_none=False)

@@ -5,14 +5,14 @@ See ``domain.invitations``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 
-from ..deps import Db, Platform, Svc, committed
+from ..deps import Db, Platform, Svc
 from ..domain import invitations
 from ..models.invitations import InvitationClaim, InvitationCreate
 from ..settings import BASE_PATH
+from .common import answer
 
 __all__ = ["router"]
 
@@ -27,18 +27,18 @@ def _base(request: Request) -> str:
 @router.post("/invitations", status_code=201)
 def create_invitation(
     body: InvitationCreate, request: Request, db: Db, services: Svc, _: Platform
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Create an invitation from a customer, named by its UMA address."""
-    return committed(db, invitations.create_invitation(db, services, body, _base(request)))
+    return answer(db, invitations.create_invitation(db, services, body, _base(request)))
 
 
 @router.get("/invitations/{invitationCode}")
 def get_invitation(
     invitationCode: str, request: Request, db: Db, services: Svc, _: Platform
-) -> dict[str, Any]:
+) -> JSONResponse:
     """One invitation."""
     found = invitations.get_invitation(db, services, invitationCode, _base(request))
-    return committed(db, found)
+    return answer(db, found)
 
 
 @router.post("/invitations/{invitationCode}/claim")
@@ -49,19 +49,19 @@ def claim_invitation(
     db: Db,
     services: Svc,
     platform: Platform,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Claim a PENDING invitation for an invitee UMA address (400 once claimed, expired or
     cancelled); the platform gets INVITATION_CLAIMED."""
     claimed = invitations.claim_invitation(
         db, services, platform, invitationCode, body, _base(request)
     )
-    return committed(db, claimed)
+    return answer(db, claimed)
 
 
 @router.post("/invitations/{invitationCode}/cancel")
 def cancel_invitation(
     invitationCode: str, request: Request, db: Db, services: Svc, _: Platform
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Cancel a PENDING invitation (400 once claimed, expired or cancelled)."""
     cancelled = invitations.cancel_invitation(db, services, invitationCode, _base(request))
-    return committed(db, cancelled)
+    return answer(db, cancelled)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Keyed, Platform, Signed, Svc, committed
+from ..deps import Db, Keyed, Platform, Signed, Svc
 from ..domain import quotes
 from ..models.quotes import QuoteCreate
-from .common import IDEMPOTENCY_RESPONSES, PathId, error_responses, idempotent
+from .common import IDEMPOTENCY_RESPONSES, PathId, answer, error_responses, idempotent
 
 __all__ = ["router"]
 
@@ -31,9 +29,9 @@ def post_quote(
 
 
 @router.get("/quotes/{quoteId}")
-def get_quote(quoteId: PathId, _: Platform, db: Db) -> dict[str, Any]:
+def get_quote(quoteId: PathId, _: Platform, db: Db) -> JSONResponse:
     """One quote (its status follows its transaction; EXPIRED once unexecuted past expiresAt)."""
-    return committed(db, quotes.quote_body(quotes.find_quote(db, quoteId)))
+    return answer(db, quotes.quote_body(quotes.find_quote(db, quoteId)))
 
 
 @router.post("/quotes/{quoteId}/execute", responses=IDEMPOTENCY_RESPONSES)

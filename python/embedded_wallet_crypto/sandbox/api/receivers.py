@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
+from fastapi.responses import JSONResponse
 
-from ..deps import Db, Svc, committed, require_platform
+from ..deps import Db, Svc, require_platform
 from ..domain import receivers
-from .common import error_responses
+from .common import answer, error_responses
 
 __all__ = ["router"]
 
@@ -29,13 +30,13 @@ def lookup_uma(
     services: Svc,
     customerId: _Text = None,
     senderUmaAddress: _Text = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Look up an UMA receiver: its currencies and the payer data it requires; the
     ``lookupId`` goes into the quote."""
     found = receivers.lookup_uma(
         db, services, receiverUmaAddress, customer_id=customerId, sender_uma=senderUmaAddress
     )
-    return committed(db, found)
+    return answer(db, found)
 
 
 @router.get("/receiver/external-account/{accountId}")
@@ -45,9 +46,9 @@ def lookup_external_account(
     services: Svc,
     customerId: _Text = None,
     senderUmaAddress: _Text = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Look up an external account: the currency it takes, with an estimated rate and limits."""
     found = receivers.lookup_external_account(
         db, services, accountId, customer_id=customerId, sender_uma=senderUmaAddress
     )
-    return committed(db, found)
+    return answer(db, found)

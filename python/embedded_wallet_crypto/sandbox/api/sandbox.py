@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 
-from ..deps import SANDBOX_ONLY, Db, Platform, Svc, committed
+from ..deps import SANDBOX_ONLY, Db, Platform, Svc
 from ..domain import simulations
 from ..domain.webhooks import public_key_pem
 from ..models.sandbox import FundBody, SendBody, UmaReceiveBody
-from .common import PathId, error_responses
+from .common import PathId, answer, error_responses
 
 __all__ = ["router"]
 
@@ -25,25 +25,25 @@ router = APIRouter(
 
 
 @router.post("/sandbox/internal-accounts/{accountId}/fund", dependencies=SANDBOX_ONLY)
-def fund(accountId: PathId, body: FundBody, _: Platform, db: Db) -> dict[str, Any]:
+def fund(accountId: PathId, body: FundBody, _: Platform, db: Db) -> JSONResponse:
     """Add ``amount`` (smallest units) to an internal account at once; 400
     BALANCE_LIMIT_EXCEEDED if its balance would pass the ceiling."""
-    return committed(db, simulations.fund_account(db, accountId, body))
+    return answer(db, simulations.fund_account(db, accountId, body))
 
 
 @router.post("/sandbox/send", dependencies=SANDBOX_ONLY)
-def send(body: SendBody, _: Platform, db: Db, services: Svc) -> dict[str, Any]:
+def send(body: SendBody, _: Platform, db: Db, services: Svc) -> JSONResponse:
     """Simulate paying the funding instructions of a realtime-funded quote; returns the
     quote's transaction."""
-    return committed(db, simulations.send_funding(db, services, body))
+    return answer(db, simulations.send_funding(db, services, body))
 
 
 @router.post("/sandbox/uma/receive", dependencies=SANDBOX_ONLY)
-def uma_receive(body: UmaReceiveBody, platform: Platform, db: Db, services: Svc) -> dict[str, Any]:
+def uma_receive(body: UmaReceiveBody, platform: Platform, db: Db, services: Svc) -> JSONResponse:
     """Simulate an incoming UMA payment to a customer. With a ``webhookEndpoint`` configured,
     an INCOMING_PAYMENT webhook asks for approval first (200 approves, 202 holds the payment
     for ``POST /transactions/{id}/approve``); without one it completes on its own."""
-    return committed(db, simulations.receive_uma(db, services, platform, body))
+    return answer(db, simulations.receive_uma(db, services, platform, body))
 
 
 #: Its errors are JSON like every error (its PEM response class would document them as text).

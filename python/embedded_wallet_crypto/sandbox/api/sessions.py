@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from ..deps import Db, Signed, Svc, committed, require_platform
 from ..domain import wallet
 from ..models.wallet import SessionList
-from .common import CHALLENGE_RESPONSE, PathId, error_responses
+from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses
 
 __all__ = ["router"]
 
@@ -24,9 +24,9 @@ router = APIRouter(
 @router.get("/auth/sessions", response_model=SessionList, response_model_exclude_none=True)
 def list_sessions(
     db: Db, services: Svc, accountId: Annotated[str, Query(min_length=1, max_length=200)]
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The account's active sessions (never their keys); empty for an unknown account."""
-    return committed(db, wallet.list_sessions(db, services, accountId))
+    return answer(db, wallet.list_sessions(db, services, accountId), model=SessionList)
 
 
 @router.delete("/auth/sessions/{session_id}", status_code=204, responses=CHALLENGE_RESPONSE)

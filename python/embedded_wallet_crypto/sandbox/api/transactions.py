@@ -4,20 +4,22 @@ incoming payment held by the approval webhook)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from dataclasses import replace
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.responses import JSONResponse
 
-from ..deps import Db, Paging, committed, require_platform
+from ..deps import Db, Paging, require_platform
 from ..domain import transaction_queries
 from ..domain.transaction_queries import TransactionFilters
 from ..domain.transactions import transaction_body
 from ..models.common import SortOrder
 from ..models.fields import IsoDateTime
 from ..models.transactions import ApproveBody, Direction, Status
-from .common import PathId, Sort, error_responses
+from .common import PathId, Sort, answer, error_responses
 
-__all__ = ["DateTimeQuery", "TextQuery", "router"]
+__all__ = ["DateTimeQuery", "Filters", "TextQuery", "router"]
 
 router = APIRouter(
     tags=["Transactions"],
@@ -31,11 +33,7 @@ DateTimeQuery = Annotated[IsoDateTime | None, Query()]
 TextQuery = Annotated[str | None, Query(max_length=300)]
 
 
-@router.get("/transactions")
-def list_transactions(
-    db: Db,
-    paging: Paging,
-    customerId: TextQuery = None,
+async def transaction_filters(
     accountIdentifier: TextQuery = None,
     senderAccountIdentifier: TextQuery = None,
     receiverAccountIdentifier: TextQuery = None,
@@ -44,11 +42,9 @@ def list_transactions(
     reference: TextQuery = None,
     startDate: DateTimeQuery = None,
     endDate: DateTimeQuery = None,
-    sortOrder: Sort = SortOrder.desc,
-) -> dict[str, Any]:
-    """Transactions, newest first unless ``sortOrder=asc``; dates are inclusive."""
-    filters = TransactionFilters(
-        customer_id=customerId,
+) -> TransactionFilters:
+    """The filters of a transaction list (all optional; they combine; dates inclusive)."""
+    return TransactionFilters(
         account_identifier=accountIdentifier,
         sender_account_identifier=senderAccountIdentifier,
         receiver_account_identifier=receiverAccountIdentifier,
@@ -58,19 +54,35 @@ def list_transactions(
         start=startDate,
         end=endDate,
     )
+
+
+#: The filters of a transaction list, from its query parameters.
+Filters = Annotated[TransactionFilters, Depends(transaction_filters)]
+
+
+@router.get("/transactions")
+def list_transactions(
+    db: Db,
+    paging: Paging,
+    filters: Filters,
+    customerId: TextQuery = None,
+    sortOrder: Sort = SortOrder.desc,
+) -> JSONResponse:
+    """Transactions, newest first unless ``sortOrder=asc``; dates are inclusive."""
+    filters = replace(filters, customer_id=customerId)
     listed = transaction_queries.list_transactions(db, filters, paging.ordered(sortOrder.value))
-    return committed(db, listed)
+    return answer(db, listed)
 
 
 @router.get("/transactions/{transactionId}")
-def get_transaction(transactionId: PathId, db: Db) -> dict[str, Any]:
+def get_transaction(transactionId: PathId, db: Db) -> JSONResponse:
     """One transaction."""
     found = transaction_queries.find_transaction(db, transactionId)
-    return committed(db, transaction_body(found))
+    return answer(db, transaction_body(found))
 
 
 @router.post("/transactions/{transactionId}/approve")
-def approve(transactionId: PathId, body: ApproveBody, db: Db) -> dict[str, Any]:
+def approve(transactionId: PathId, body: ApproveBody, db: Db) -> JSONResponse:
     """Approve an incoming payment held by the approval webhook: it completes and the
     receiver's account is credited."""
-    return committed(db, transaction_queries.approve_incoming(db, transactionId, body))
+    return answer(db, transaction_queries.approve_incoming(db, transactionId, body))

@@ -4,13 +4,13 @@ owners) and ``GET /verifications/{id}``; the sandbox outcomes are in
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 
-from ..deps import Db, Svc, committed, require_platform
+from ..deps import Db, Svc, require_platform
 from ..domain import verifications
 from ..models.verifications import VerificationCreate
+from .common import answer
 
 __all__ = ["router"]
 
@@ -18,12 +18,12 @@ router = APIRouter(tags=["Verifications"], dependencies=[Depends(require_platfor
 
 
 @router.post("/verifications")
-def create_verification(body: VerificationCreate, db: Db, services: Svc) -> dict[str, Any]:
+def create_verification(body: VerificationCreate, db: Db, services: Svc) -> JSONResponse:
     """Verify a customer (KYC for an individual, KYB and owners' KYC for a business)."""
-    return committed(db, verifications.create_verification(db, services, body))
+    return answer(db, verifications.create_verification(db, services, body))
 
 
 @router.get("/verifications/{verificationId}")
-def get_verification(verificationId: str, db: Db) -> dict[str, Any]:
+def get_verification(verificationId: str, db: Db) -> JSONResponse:
     """One verification."""
-    return committed(db, verifications.get_verification(db, verificationId))
+    return answer(db, verifications.get_verification(db, verificationId))

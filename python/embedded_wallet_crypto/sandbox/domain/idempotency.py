@@ -114,7 +114,7 @@ def _claim(keyed: KeyedRequest, caller: str, token: str) -> tuple[int, Any] | No
     409. Decided by the database: the insert of the key, or a conditional update of an
     expired one, succeeds for one request only."""
     for _ in range(3):
-        with keyed.database.sessions() as session:
+        with keyed.database.sessions() as db:
             now = Clock.now()
             claim = {
                 "fingerprint": keyed.fingerprint,
@@ -125,18 +125,18 @@ def _claim(keyed: KeyedRequest, caller: str, token: str) -> tuple[int, Any] | No
                 "created_at": now,
                 "expires_at": now + timedelta(seconds=LEASE_SECONDS),
             }
-            session.add(IdempotencyRecord(caller=caller, key=keyed.key, **claim))
+            db.add(IdempotencyRecord(caller=caller, key=keyed.key, **claim))
             try:
-                session.commit()
+                db.commit()
                 return None
             except IntegrityError:
-                session.rollback()
-        with keyed.database.sessions() as session:
-            row = session.get(IdempotencyRecord, (caller, keyed.key))
+                db.rollback()
+        with keyed.database.sessions() as db:
+            row = db.get(IdempotencyRecord, (caller, keyed.key))
             if row is None:
                 continue  # released meanwhile: claim again
             if row.expires_at <= now:  # an expired response, or a lapsed claim: take it over
-                taken = session.execute(
+                taken = db.execute(
                     update(IdempotencyRecord)
                     .where(IdempotencyRecord.caller == caller)
                     .where(IdempotencyRecord.key == keyed.key)
@@ -144,7 +144,7 @@ def _claim(keyed: KeyedRequest, caller: str, token: str) -> tuple[int, Any] | No
                     .values(**claim)
                     .execution_options(synchronize_session=False)
                 )
-                session.commit()
+                db.commit()
                 if getattr(taken, "rowcount", 0) == 1:
                     return None
                 continue
@@ -162,14 +162,14 @@ def _claim(keyed: KeyedRequest, caller: str, token: str) -> tuple[int, Any] | No
 
 def _release(keyed: KeyedRequest, caller: str, token: str) -> None:
     """Free the key of a first request that failed (if the claim is still this request's)."""
-    with keyed.database.sessions() as session:
-        session.execute(
+    with keyed.database.sessions() as db:
+        db.execute(
             delete(IdempotencyRecord)
             .where(IdempotencyRecord.caller == caller)
             .where(IdempotencyRecord.key == keyed.key)
             .where(IdempotencyRecord.token == token)
         )
-        session.commit()
+        db.commit()
 
 
 def once(
@@ -223,9 +223,9 @@ def once(
 def purge_expired(database: Database, now: datetime | None = None) -> int:
     """Delete the keys whose retention (or lapsed claim) has ended; returns how many."""
     moment = now or Clock.now()
-    with database.sessions() as session:
-        gone = session.execute(
+    with database.sessions() as db:
+        gone = db.execute(
             delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= moment)
         )
-        session.commit()
+        db.commit()
         return int(getattr(gone, "rowcount", 0) or 0)

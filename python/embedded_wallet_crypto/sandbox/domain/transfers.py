@@ -55,6 +55,43 @@ def _platform_customer(db: Session, customer_id: str) -> str | None:
     return customer.platform_customer_id if customer else None
 
 
+def _start(
+    db: Session,
+    services: Services,
+    platform: str,
+    *,
+    incoming: bool,
+    internal: InternalAccount,
+    external: ExternalAccount,
+    amount: int,
+    agent: str | None,
+    description: str | None = None,
+) -> dict[str, Any]:
+    """The transfer's transaction, with the external account's sandbox outcome; its body."""
+    source, destination = (external, internal) if incoming else (internal, external)
+    row = new_transaction(
+        db,
+        services.clock,
+        platform,
+        type="INCOMING" if incoming else "OUTGOING",
+        kind="TRANSFER_IN" if incoming else "TRANSFER_OUT",
+        steps=transfer_outcome(suffix_of(external.identifier) if services.sandbox else ""),
+        customer_id=internal.customer_id,
+        platform_customer_id=_platform_customer(db, internal.customer_id),
+        source_account_id=source.id,
+        source_currency=source.currency,
+        sent_amount=amount,
+        source_internal=not incoming,
+        destination_account_id=destination.id,
+        destination_currency=destination.currency,
+        received_amount=amount,
+        destination_internal=incoming,
+        agent_id=agent,
+        description=description,
+    )
+    return transaction_body(row)
+
+
 def transfer_in(
     db: Session, platform: str, body: TransferIn, *, services: Services, agent: str | None = None
 ) -> dict[str, Any]:
@@ -67,27 +104,16 @@ def transfer_in(
     _same(internal, external)
     check_amount(db, internal.currency, body.amount, "INCOMING")
     require_room(db, internal.id, body.amount)
-    steps = transfer_outcome(suffix_of(external.identifier) if services.sandbox else "")
-    row = new_transaction(
+    return _start(
         db,
-        services.clock,
+        services,
         platform,
-        type="INCOMING",
-        kind="TRANSFER_IN",
-        steps=steps,
-        customer_id=internal.customer_id,
-        platform_customer_id=_platform_customer(db, internal.customer_id),
-        source_account_id=external.id,
-        source_currency=external.currency,
-        sent_amount=body.amount,
-        source_internal=False,
-        destination_account_id=internal.id,
-        destination_currency=internal.currency,
-        received_amount=body.amount,
-        destination_internal=True,
-        agent_id=agent,
+        incoming=True,
+        internal=internal,
+        external=external,
+        amount=body.amount,
+        agent=agent,
     )
-    return transaction_body(row)
 
 
 def transfer_out(
@@ -102,25 +128,14 @@ def transfer_out(
         raise invalid(WALLET_PAYS_BY_QUOTE)
     check_amount(db, internal.currency, body.amount, "OUTGOING")
     debit(db, internal.id, body.amount)
-    steps = transfer_outcome(suffix_of(external.identifier) if services.sandbox else "")
-    row = new_transaction(
+    return _start(
         db,
-        services.clock,
+        services,
         platform,
-        type="OUTGOING",
-        kind="TRANSFER_OUT",
-        steps=steps,
-        customer_id=internal.customer_id,
-        platform_customer_id=_platform_customer(db, internal.customer_id),
-        source_account_id=internal.id,
-        source_currency=internal.currency,
-        sent_amount=body.amount,
-        source_internal=True,
-        destination_account_id=external.id,
-        destination_currency=external.currency,
-        received_amount=body.amount,
-        destination_internal=False,
-        agent_id=agent,
+        incoming=False,
+        internal=internal,
+        external=external,
+        amount=body.amount,
+        agent=agent,
         description=body.remittanceInformation,
     )
-    return transaction_body(row)
