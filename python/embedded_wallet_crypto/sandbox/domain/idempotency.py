@@ -224,8 +224,6 @@ def purge_expired(database: Database, now: datetime | None = None) -> int:
     """Delete the keys whose retention (or lapsed claim) has ended; returns how many."""
     moment = now or Clock.now()
     with database.sessions() as db:
-        gone = db.execute(
-            delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= moment)
-        )
+        gone = db.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= moment))
         db.commit()
         return int(getattr(gone, "rowcount", 0) or 0)
