@@ -28,7 +28,7 @@ _Id = Annotated[str | None, Query(max_length=200)]
 @router.post("/agents", status_code=201)
 def create_agent(body: AgentCreate, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """Create an agent for a customer with a policy; returns it and a device code."""
-    return answer(db, registry.create_agent(db, services, body))
+    return answer(db, registry.create_agent(db, services, body), status=201)
 
 
 @router.get("/agents")
@@ -123,7 +123,7 @@ def update_agent_policy(
 @router.post("/agents/{agentId}/device-codes", status_code=201)
 def regenerate_device_code(agentId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """A new device code (earlier unredeemed ones stop working); 409 once connected."""
-    return answer(db, registry.regenerate_device_code(db, services, agentId))
+    return answer(db, registry.regenerate_device_code(db, services, agentId), status=201)
 
 
 @router.post("/agents/{agentId}/actions/{actionId}/approve")

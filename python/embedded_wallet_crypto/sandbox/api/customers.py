@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
 from ..domain import customers
@@ -24,15 +24,13 @@ router = APIRouter(
 @router.post(
     "/customers", status_code=201, response_model=CustomerOut, response_model_exclude_none=True
 )
-def create_customer(body: CustomerCreate, db: Db, services: Svc) -> Response:
+def create_customer(body: CustomerCreate, db: Db, services: Svc) -> JSONResponse:
     """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto
-    currency) account per currency and one EMBEDDED_WALLET."""
+    currency) account per currency and one EMBEDDED_WALLET. The answer is built before the
+    commit, so that nothing can fail once the customer is saved (a client's retry would then
+    make a second one)."""
     created = customers.create_customer(db, services, body)
-    # Serialised before the commit: nothing can fail once the customer is saved (a client's
-    # retry would then make a second one).
-    answer = CustomerOut.model_validate(created).model_dump_json(exclude_none=True)
-    db.commit()
-    return Response(answer, status_code=201, media_type="application/json")
+    return answer(db, created, status=201, model=CustomerOut)
 
 
 @router.get(

@@ -31,7 +31,7 @@ def create_platform_account(
 ) -> JSONResponse:
     """Register an external account of the platform itself (``customerId`` is null)."""
     created = external_accounts.create_external_account(db, services, body, None)
-    return answer(db, created)
+    return answer(db, created, status=201)
 
 
 @router.post("/customers/external-accounts", status_code=201)
@@ -40,7 +40,7 @@ def create_customer_account(body: ExternalAccountCreate, db: Db, services: Svc) 
     if body.customerId is None:
         raise invalid("customerId is required.")
     created = external_accounts.create_external_account(db, services, body, body.customerId)
-    return answer(db, created)
+    return answer(db, created, status=201)
 
 
 @router.get("/platform/external-accounts")

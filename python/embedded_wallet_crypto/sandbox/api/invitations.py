@@ -29,7 +29,8 @@ def create_invitation(
     body: InvitationCreate, request: Request, db: Db, services: Svc, _: Platform
 ) -> JSONResponse:
     """Create an invitation from a customer, named by its UMA address."""
-    return answer(db, invitations.create_invitation(db, services, body, _base(request)))
+    created = invitations.create_invitation(db, services, body, _base(request))
+    return answer(db, created, status=201)
 
 
 @router.get("/invitations/{invitationCode}")
