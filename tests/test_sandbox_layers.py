@@ -4,7 +4,7 @@
 - ``api/`` (the routes) issues no SQL: it imports neither SQLAlchemy nor ``db/``, only the
   dependencies, the rules and the bodies;
 - ``models/`` (the request and response bodies) import pydantic and each other only, so that
-  a client can share them without the service's stack;
+  a client can share them without the service's stack (and they load so: the last test);
 - no import cycle among the sandbox's modules (imports inside functions count too);
 - no module of the package is over 400 lines.
 
@@ -15,6 +15,8 @@ counts too.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,3 +187,28 @@ def test_no_module_of_the_package_is_over_400_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not long, f"split these by meaning: {long}"
+
+
+def test_the_bodies_load_with_pydantic_alone() -> None:
+    """Every ``models`` module imports with the web stack and SQLAlchemy missing. The sandbox
+    package's own guard (its ``__init__`` names the extra) is stood in for by a bare package,
+    as a client sharing the bodies would see them."""
+    names = [
+        f"{SANDBOX}.models.{path.stem}" for path in sorted((SANDBOX_DIR / "models").glob("*.py"))
+    ]
+    probe = (
+        "import sys, types, importlib\n"
+        "for name in ('fastapi', 'starlette', 'uvicorn', 'sqlalchemy', 'h11'):\n"
+        "    sys.modules[name] = None\n"
+        "import embedded_wallet_crypto\n"
+        f"package = types.ModuleType({SANDBOX!r})\n"
+        f"package.__path__ = [{str(SANDBOX_DIR)!r}]\n"
+        f"sys.modules[{SANDBOX!r}] = package\n"
+        f"for name in {names!r}:\n"
+        "    importlib.import_module(name.removesuffix('.__init__'))\n"
+        "print(sorted(m for m in sys.modules if '.models' in m))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"{SANDBOX}.models.quotes" in out and f"{SANDBOX}.models.wallet" in out, out

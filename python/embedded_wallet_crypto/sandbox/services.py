@@ -86,6 +86,11 @@ class Mailer:
 
 @dataclass
 class Services:
+    """What the rules share, built once per process (:meth:`build`): the settings, the scaled
+    clock, the database, the environment, the organization id, the library's engines on the
+    configured store (signed retries, one-time codes, the encrypted OTP login, OIDC key sets),
+    the service's signer (production) and the mailer."""
+
     settings: Settings
     clock: Clock
     database: Database
