@@ -1,8 +1,8 @@
 """The sandbox is a client of the library like any other: it reaches the library through public
 names only, so that the library can change its private parts without breaking the service.
 
-Read from the source (ast) of every module of ``embedded_wallet_crypto.sandbox`` (its routes
-included). A reach-in is any of:
+Read from the source (ast) of every module of ``embedded_wallet_crypto.sandbox`` (every layer:
+``api``, ``deps``, ``domain``, ``db``, ``models``). A reach-in is any of:
 
 - an import of a private library module (``from ..signed_retry._operations import x``,
   ``import embedded_wallet_crypto.oidc._jwks``) or of a private name
@@ -135,8 +135,10 @@ def reach_ins(source: str, path: Path) -> list[str]:
 
 def test_the_sandbox_modules_are_found() -> None:
     names = {_module_name(path) for path in MODULES}
-    assert {SANDBOX, f"{SANDBOX}._quotes", f"{SANDBOX}._wallet", f"{SANDBOX}.routes"} <= names
-    assert f"{SANDBOX}.routes.customers" in names
+    layers = {f"{SANDBOX}.{layer}" for layer in ("api", "db", "domain", "models", "deps")}
+    assert {SANDBOX, f"{SANDBOX}.domain.quotes", f"{SANDBOX}.domain.wallet"} | layers <= names
+    assert f"{SANDBOX}.api.customers" in names
+    assert f"{SANDBOX}.domain.agents.submissions" in names  # two packages deep
     assert {"get", "put", "claim", "issue", "attempt", "consume"} <= STORE_METHODS
 
 

@@ -584,7 +584,7 @@ def known(fuzz_server: SandboxServer) -> Iterator[Known]:
 
 def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
     from embedded_wallet_crypto.sandbox import create_app
-    from embedded_wallet_crypto.sandbox._settings import Settings
+    from embedded_wallet_crypto.sandbox.settings import Settings
 
     app = create_app(
         Settings(database=f"sqlite:///{tmp_path / 'ops.db'}", platform_credentials=[("a", "b")])

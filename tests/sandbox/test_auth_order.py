@@ -9,15 +9,13 @@ request (an unknown id, a body that is not valid JSON, a body that is too large)
 
 from __future__ import annotations
 
-import importlib
 import re
 
 import httpx
 import pytest
 from embedded_wallet_crypto.sandbox import BASE_PATH
-from embedded_wallet_crypto.sandbox._app import ROUTE_MODULES
-from embedded_wallet_crypto.sandbox._auth import require_platform
-from embedded_wallet_crypto.sandbox.routes.sandbox import require_sandbox
+from embedded_wallet_crypto.sandbox.app import ROUTERS
+from embedded_wallet_crypto.sandbox.deps import require_platform, require_sandbox
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
@@ -39,9 +37,8 @@ def _calls(dependant: Dependant) -> set[object]:
 
 def _routes() -> list[tuple[APIRoute, set[object]]]:
     found = []
-    for name in ROUTE_MODULES:
-        module = importlib.import_module(f"embedded_wallet_crypto.sandbox.routes.{name}")
-        for route in module.router.routes:
+    for _prefix, router in ROUTERS:
+        for route in router.routes:
             if isinstance(route, APIRoute):
                 found.append((route, _calls(route.dependant)))
     return found

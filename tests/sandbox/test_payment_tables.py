@@ -8,7 +8,7 @@ from _ci import require_module
 
 require_module("fastapi", "the sandbox extra is not installed")  # fails under CI=true
 
-from embedded_wallet_crypto.sandbox._payment_tables import (  # noqa: E402
+from embedded_wallet_crypto.sandbox.domain.payment_tables import (  # noqa: E402
     MAX_LOCKED_AMOUNT,
     RATES_PER_USD,
     beneficiary_status,

@@ -12,7 +12,7 @@ from _ci import require_module
 
 require_module("sqlalchemy", "the sandbox extra is not installed")  # fails under CI=true
 
-from embedded_wallet_crypto.sandbox._models import UtcDateTime  # noqa: E402
+from embedded_wallet_crypto.sandbox.db.base import UtcDateTime  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

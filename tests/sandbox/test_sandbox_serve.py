@@ -26,7 +26,7 @@ OPTIONS = [
 
 def test_the_cli_defaults_are_the_settings_defaults() -> None:
     from embedded_wallet_crypto.cli import _serve
-    from embedded_wallet_crypto.sandbox import _settings
+    from embedded_wallet_crypto.sandbox import settings as _settings
 
     for name in ("DEFAULT_MAX_BODY_SIZE", "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_KEEP_ALIVE_TIMEOUT"):
         assert getattr(_serve, name) == getattr(_settings, name), name

@@ -214,8 +214,8 @@ def test_a_failing_approval_webhook(client: SandboxClient, receiver: Receiver) -
 def test_emit_queues_any_event(server: SandboxServer, receiver: Receiver, public_key: str) -> None:
     """Other areas call ``emit`` (an invitation claim, for example): the running service's
     worker delivers what another process queued in the shared database."""
-    from embedded_wallet_crypto.sandbox._db import Database
-    from embedded_wallet_crypto.sandbox._webhooks import emit
+    from embedded_wallet_crypto.sandbox.db.engine import Database
+    from embedded_wallet_crypto.sandbox.domain.webhooks import emit
 
     database = Database(server.database)
     try:

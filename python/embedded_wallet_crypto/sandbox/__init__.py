@@ -4,6 +4,10 @@ Needs the ``sandbox`` extra: ``pip install "embedded-wallet-crypto[sandbox]"``.
 
 >>> from embedded_wallet_crypto.sandbox import Settings, create_app
 >>> app = create_app(Settings(database="sqlite:///sandbox.db"))  # an ASGI application
+
+The package in layers (``docs/architecture.md``): ``api`` (the routes), ``deps`` (their
+dependencies), ``domain`` (the rules), ``db`` (storage), ``models`` (the request and response
+bodies, on pydantic alone).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ except ImportError as missing:  # pragma: no cover - exercised by the clean-room
         'pip install "embedded-wallet-crypto[sandbox]"'
     ) from None
 
-from ._app import BASE_PATH, create_app
-from ._settings import Settings
+from .app import BASE_PATH, create_app
+from .settings import Settings
 
 __all__ = ["BASE_PATH", "Settings", "create_app"]

@@ -18,7 +18,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ._errors import error_body
+from .domain.errors import error_body
 
 __all__ = ["protocol_with_deadline"]
 

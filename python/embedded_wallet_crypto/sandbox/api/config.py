@@ -1,0 +1,31 @@
+"""``GET /config`` and ``PATCH /config``: the platform configuration."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+
+from ..deps import Db, require_platform
+from ..domain import platform_config
+from ..models.config import ConfigUpdate
+from .common import answer, error_responses
+
+__all__ = ["router"]
+
+router = APIRouter(
+    tags=["Configuration"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401),
+)
+
+
+@router.get("/config")
+def get_config(db: Db) -> JSONResponse:
+    """The platform configuration."""
+    return answer(db, platform_config.config_body(platform_config.load_config(db)))
+
+
+@router.patch("/config")
+def patch_config(body: ConfigUpdate, db: Db) -> JSONResponse:
+    """Change umaDomain, webhookEndpoint or supportedCurrencies (the others are read-only)."""
+    return answer(db, platform_config.update_config(db, body))

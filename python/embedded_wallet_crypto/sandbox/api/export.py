@@ -1,0 +1,34 @@
+"""Wallet export: ``POST /internal-accounts/{id}/export`` (a signed retry binding the client's
+key; the mnemonic sealed to it with ``ewc.seal_export_bundle``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+
+from ..deps import Db, Signed, Svc, require_platform
+from ..domain import export
+from ..models.wallet import ExportBody, ExportOut
+from .common import CHALLENGE_RESPONSE, PathId, error_responses, signed_answer
+
+__all__ = ["router"]
+
+router = APIRouter(
+    tags=["Wallet export"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401, 404),
+)
+
+
+@router.post(
+    "/internal-accounts/{account_id}/export",
+    response_model=ExportOut,
+    responses=CHALLENGE_RESPONSE,
+)
+def export_wallet(
+    account_id: PathId, body: ExportBody, signed: Signed, db: Db, services: Svc
+) -> JSONResponse:
+    """Step 1: 202 with the ``clientPublicKey`` bound into ``payloadToSign``. Step 2 (the same
+    body, stamped): 200 ``{id, encryptedWalletCredentials}``; 401 if the key was swapped."""
+    status, sealed = export.export_wallet(db, services, account_id, body.clientPublicKey, signed)
+    return signed_answer(db, status, sealed, model=ExportOut, exclude_none=False)

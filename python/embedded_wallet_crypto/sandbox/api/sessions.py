@@ -1,0 +1,39 @@
+"""Sessions: ``GET /auth/sessions`` and ``DELETE /auth/sessions/{id}`` (a signed retry)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import JSONResponse
+
+from ..deps import Db, Signed, Svc, committed, require_platform
+from ..domain import wallet
+from ..models.wallet import SessionList
+from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses
+
+__all__ = ["router"]
+
+router = APIRouter(
+    tags=["Credentials and sessions"],
+    dependencies=[Depends(require_platform)],
+    responses=error_responses(400, 401, 404),
+)
+
+
+@router.get("/auth/sessions", response_model=SessionList, response_model_exclude_none=True)
+def list_sessions(
+    db: Db, services: Svc, accountId: Annotated[str, Query(min_length=1, max_length=200)]
+) -> JSONResponse:
+    """The account's active sessions (never their keys); empty for an unknown account."""
+    return answer(db, wallet.list_sessions(db, services, accountId), model=SessionList)
+
+
+@router.delete("/auth/sessions/{session_id}", status_code=204, responses=CHALLENGE_RESPONSE)
+def revoke_session(session_id: PathId, signed: Signed, db: Db, services: Svc) -> Response:
+    """Revoke a session by signed retry, signed by an active session of the same account
+    (the session itself included). 404 when it is not active."""
+    challenge = wallet.revoke_session(db, services, session_id, signed)
+    if challenge is not None:
+        return committed(db, JSONResponse(challenge, status_code=202))
+    return committed(db, Response(status_code=204))

@@ -1,0 +1,148 @@
+"""The FastAPI application: every route under the base path ``/2025-10-13`` (the routers of
+``api``, included by plain imports), the OpenAPI document at ``/2025-10-13/openapi.json``, the
+error handlers, the page at ``GET /``, the request gate in front of them all (authentication
+first, the body size limit), and the background worker for as long as the app runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+from fastapi.openapi.utils import get_openapi
+from starlette.types import ASGIApp
+
+from .. import __version__
+from .api import (
+    agent_me,
+    agents,
+    config,
+    credentials,
+    customers,
+    export,
+    external_accounts,
+    invitations,
+    page,
+    quotes,
+    receivers,
+    sandbox,
+    sessions,
+    transactions,
+    transfers,
+    verifications,
+)
+from .db.engine import Database
+from .domain.platform_auth import PlatformAuth
+from .domain.platform_config import ensure_config
+from .errors import install_error_handlers
+from .gate import RequestGate
+from .services import Services
+from .settings import BASE_PATH, Settings
+from .worker import running_worker
+
+__all__ = ["BASE_PATH", "ROUTERS", "create_app"]
+
+#: Every router, as ``(prefix, router)``, in the order they are included (the order in which a
+#: request's route is found: ``/agents/me`` before ``/agents/{agentId}``). The page's router
+#: (``/``, ``/page.js``) is outside the base path.
+ROUTERS: tuple[tuple[str, APIRouter], ...] = (
+    (BASE_PATH, customers.router),
+    (BASE_PATH, credentials.router),
+    (BASE_PATH, sessions.router),
+    (BASE_PATH, export.router),
+    (BASE_PATH, quotes.router),
+    (BASE_PATH, transactions.router),
+    (BASE_PATH, config.router),
+    (BASE_PATH, sandbox.router),
+    (BASE_PATH, transfers.router),
+    (BASE_PATH, external_accounts.router),
+    (BASE_PATH, agent_me.router),
+    (BASE_PATH, agents.router),
+    (BASE_PATH, invitations.router),
+    (BASE_PATH, verifications.router),
+    (BASE_PATH, receivers.router),
+    ("", page.router),
+)
+
+
+def _without_422(app: FastAPI) -> None:
+    """The OpenAPI document without FastAPI's default 422 answers: validation failures are 400
+    here, in the service's error shape (documented per router). A 422 an operation declares
+    itself (``IDEMPOTENCY_KEY_REUSED``) stays."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            for path in document.get("paths", {}).values():
+                for operation in path.values():
+                    responses = operation.get("responses", {})
+                    if "HTTPValidationError" in json.dumps(responses.get("422", "")):
+                        responses.pop("422")  # FastAPI's own; an operation's declared 422 stays
+            schemas = document.get("components", {}).get("schemas", {})
+            schemas.pop("HTTPValidationError", None)
+            schemas.pop("ValidationError", None)
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+class _Service(FastAPI):
+    """The application with :class:`~.gate.RequestGate` outside all of its middleware."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestGate(super().build_middleware_stack(), self, ROUTERS)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The sandbox service as an ASGI application.
+
+    Creates the database tables and the platform configuration (and, without configured
+    platform credentials and none stored, one generated pair:
+    ``app.state.generated_credentials``) before returning.
+    """
+    settings = settings or Settings()
+    database = Database(settings.database)
+    database.create_tables()
+    ensure_config(database)
+    services = Services.build(settings, database)
+    platform_auth = PlatformAuth(database)
+    generated = platform_auth.setup(list(settings.platform_credentials))
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with running_worker(database, services.clock):
+            yield
+        services.close()
+        database.dispose()
+
+    app = _Service(
+        title="Embedded-wallet sandbox service",
+        version=__version__,
+        description=(
+            "A local stand-in of the embedded-wallet service interface, built on "
+            "embedded-wallet-crypto. Platform endpoints use HTTP Basic authentication."
+        ),
+        openapi_url=f"{BASE_PATH}/openapi.json",
+        docs_url=f"{BASE_PATH}/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+        max_body_size=settings.max_body_size,
+    )
+    app.state.settings = settings
+    app.state.database = database
+    app.state.platform_auth = platform_auth
+    app.state.services = services
+    app.state.generated_credentials = generated
+    install_error_handlers(app)
+    for prefix, router in ROUTERS:
+        app.include_router(router, prefix=prefix)
+    _without_422(app)
+    return app

@@ -1,0 +1,126 @@
+"""The engine: SQLAlchemy 2 on SQLite (WAL) or PostgreSQL (psycopg 3), its sessions (one
+transaction per request), the tables' creation, and the row lock of a decision."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, inspect, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from . import tables_agents, tables_payments, tables_wallet
+from .base import Base
+
+__all__ = ["Database", "lock", "sqlalchemy_url"]
+
+#: The table modules: every table is on :class:`~.base.Base` once they are imported.
+TABLES = (tables_wallet, tables_payments, tables_agents)
+
+
+def sqlalchemy_url(database: str) -> str:
+    """The SQLAlchemy URL for ``--database``: ``postgresql://`` runs on psycopg 3.
+
+    Raises:
+        ValueError: neither ``sqlite:///PATH`` nor ``postgresql://...``.
+    """
+    if database.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + database.split("://", 1)[1]
+    if database.startswith("postgresql+psycopg://"):
+        return database
+    if database.startswith("sqlite:///") and len(database) > len("sqlite:///"):
+        return database
+    raise ValueError("--database must be sqlite:///PATH or postgresql://...")
+
+
+def _sqlite_pragmas(connection: Any, _: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _refuse_nul(
+    _connection: Any,
+    _cursor: Any,
+    statement: str,
+    parameters: Any,
+    _context: Any,
+    executemany: bool,
+) -> tuple[str, Any]:
+    """Text with a NUL character is refused on SQLite as PostgreSQL refuses it, so that both
+    backends answer such a request alike (400, see ``sandbox.errors``) instead of SQLite
+    storing it or looking it up."""
+    for row in parameters if executemany else (parameters,):
+        for value in row.values() if isinstance(row, dict) else row:
+            if isinstance(value, str) and "\x00" in value:
+                raise sqlite3.DataError("text cannot contain NUL (0x00) characters")
+    return statement, parameters
+
+
+class Database:
+    """The engine and session factory for one ``--database`` URL."""
+
+    def __init__(self, database: str) -> None:
+        url = make_url(sqlalchemy_url(database))
+        self.url = database
+        self.is_sqlite = url.get_backend_name() == "sqlite"
+        self.sqlite_path: Path | None = None
+        if self.is_sqlite:
+            if url.database in (None, "", ":memory:"):
+                raise ValueError("--database sqlite:///PATH needs a file path")
+            self.sqlite_path = Path(url.database).resolve()
+            self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+            self.engine: Engine = create_engine(
+                url, connect_args={"check_same_thread": False, "timeout": 10}
+            )
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "before_cursor_execute", _refuse_nul, retval=True)
+        else:
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                raise ImportError(
+                    "a postgresql:// database needs psycopg 3: "
+                    "pip install 'embedded-wallet-crypto[postgres]'"
+                ) from None
+            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def postgres_dsn(self) -> str | None:
+        """The libpq URL of a PostgreSQL database (for the library's PostgresStore)."""
+        if self.is_sqlite:
+            return None
+        return "postgresql://" + sqlalchemy_url(self.url).split("://", 1)[1]
+
+    def create_tables(self) -> None:
+        """Create every table of ``Base`` that does not exist yet (safe from several processes)."""
+        if self.is_sqlite:
+            Base.metadata.create_all(self.engine)
+            return
+        # Two processes starting on one PostgreSQL database: one creates, the other waits.
+        with self.engine.begin() as connection:
+            connection.exec_driver_sql("SELECT pg_advisory_xact_lock(7215300415)")
+            Base.metadata.create_all(connection)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def lock(db: Session, instance: Any) -> None:
+    """Lock ``instance``'s row until ``db``'s transaction ends, then reload it, so that of
+    concurrent requests deciding on one row each sees what the previous one committed.
+
+    ``SELECT ... FOR UPDATE`` does nothing on SQLite (and its reads take no lock), so a no-op
+    UPDATE of the row takes the lock instead: the row lock on PostgreSQL, the database's write
+    lock on SQLite.
+    """
+    mapper = inspect(instance).mapper
+    (key,) = mapper.primary_key  # the tables locked have a one-column key
+    (identity,) = mapper.primary_key_from_instance(instance)
+    db.execute(update(mapper.local_table).where(key == identity).values({key: key}))
+    db.refresh(instance)

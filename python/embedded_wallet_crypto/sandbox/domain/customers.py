@@ -1,0 +1,157 @@
+"""Customers and their internal accounts.
+
+The interface does not show how customers are created; the service follows the real service's
+``POST /customers``. A new customer gets a holding account per currency (``INTERNAL_CRYPTO`` for
+a stablecoin or crypto currency, ``INTERNAL_FIAT`` for any other) and one ``EMBEDDED_WALLET``
+account (no credential yet).
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ...mnemonic import generate_mnemonic
+from ..clock import iso
+from ..db.pages import PageRequest, page
+from ..db.tables_wallet import Customer, InternalAccount
+from ..ids import new_id
+from ..models.customers import AccountType, CustomerCreate
+from ..services import Services
+from .currencies import currency, is_currency_code
+from .errors import invalid
+from .funding import funding_instructions
+
+__all__ = [
+    "account_body",
+    "create_customer",
+    "customer_body",
+    "list_internal_accounts",
+    "new_mnemonic",
+]
+
+#: The currency of an embedded wallet's balance (a sandbox choice).
+WALLET_CURRENCY = "USDC"
+DEFAULT_CURRENCIES = ("USD",)
+#: The currencies held in an INTERNAL_CRYPTO account (managed stablecoin or crypto holdings).
+CRYPTO_CURRENCIES = frozenset({"USDC", "USDT", "BTC"})
+
+
+def new_mnemonic() -> str:
+    """A fresh 12-word BIP-39 English mnemonic (128 bits of entropy and its checksum)."""
+    return generate_mnemonic(words=12)
+
+
+def customer_body(customer: Customer) -> dict[str, Any]:
+    """The real service's Customer."""
+    body: dict[str, Any] = {
+        "id": customer.id,
+        "platformCustomerId": customer.platform_customer_id,
+        "customerType": customer.customer_type,
+        "currencies": list(customer.currencies),
+        "umaAddress": customer.uma_address,
+        "createdAt": iso(customer.created_at),
+        "updatedAt": iso(customer.updated_at),
+        "isDeleted": False,
+    }
+    for name, value in (
+        ("region", customer.region),
+        ("email", customer.email),
+        ("phoneNumber", customer.phone_number),
+    ):
+        if value is not None:
+            body[name] = value
+    body.update({k: v for k, v in customer.details.items() if v is not None})
+    return body
+
+
+def account_body(account: InternalAccount) -> dict[str, Any]:
+    """The interface's InternalAccount."""
+    amount = {"amount": account.balance, "currency": currency(account.currency)}
+    return {
+        "id": account.id,
+        "customerId": account.customer_id,
+        "type": account.type,
+        "status": account.status,
+        "balance": amount,
+        "totalBalance": dict(amount),
+        "fundingPaymentInstructions": funding_instructions(account),
+        "createdAt": iso(account.created_at),
+        "updatedAt": iso(account.updated_at),
+    }
+
+
+def create_customer(db: Session, services: Services, body: CustomerCreate) -> dict[str, Any]:
+    """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto
+    currency) account per currency and one EMBEDDED_WALLET."""
+    currencies = list(dict.fromkeys(body.currencies or DEFAULT_CURRENCIES))
+    for code in currencies:
+        if not is_currency_code(code):
+            raise invalid(f"{code} is not a currency code.")
+    now = services.clock.now()
+    customer_id = new_id("Customer")
+    platform_id = body.platformCustomerId or f"sandbox-{secrets.token_hex(6)}"
+    details = body.model_dump(
+        include={"fullName", "birthDate", "nationality", "address", "businessInfo"},
+        exclude_none=True,
+    )
+    customer = Customer(
+        id=customer_id,
+        platform_customer_id=platform_id,
+        customer_type=body.customerType.value,
+        region=body.region,
+        currencies=currencies,
+        email=body.email,
+        phone_number=body.phoneNumber,
+        uma_address=body.umaAddress or f"${customer_id.split(':', 1)[1][:8]}@sandbox.uma.invalid",
+        details=details,
+        created_at=now,
+        updated_at=now,
+    )
+    db.add(customer)
+    db.flush()
+    for code in currencies:
+        kind = (
+            AccountType.INTERNAL_CRYPTO if code in CRYPTO_CURRENCIES else AccountType.INTERNAL_FIAT
+        )
+        db.add(_account(customer_id, kind.value, code, now))
+    wallet = _account(customer_id, AccountType.EMBEDDED_WALLET.value, WALLET_CURRENCY, now)
+    wallet.wallet_secret = new_mnemonic()
+    db.add(wallet)
+    return customer_body(customer)
+
+
+def _account(customer_id: str, kind: str, code: str, now: datetime) -> InternalAccount:
+    return InternalAccount(
+        id=new_id("InternalAccount"),
+        customer_id=customer_id,
+        type=kind,
+        currency=code,
+        status="ACTIVE",
+        balance=0,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def list_internal_accounts(
+    db: Session,
+    request: PageRequest,
+    *,
+    currency_code: str | None = None,
+    customer_id: str | None = None,
+    account_type: str | None = None,
+) -> dict[str, Any]:
+    """The customers' internal accounts, oldest first; filters combine."""
+    query = select(InternalAccount)
+    if currency_code is not None:
+        query = query.where(InternalAccount.currency == currency_code)
+    if customer_id is not None:
+        query = query.where(InternalAccount.customer_id == customer_id)
+    if account_type is not None:
+        query = query.where(InternalAccount.type == account_type)
+    return page(db, query, InternalAccount, account_body, request)

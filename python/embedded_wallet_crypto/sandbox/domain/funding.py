@@ -1,0 +1,95 @@
+"""Funding instructions of internal accounts (deterministic per account: the same account always
+shows the same sandbox bank details)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from ..db.tables_wallet import InternalAccount
+
+__all__ = ["funding_instructions"]
+
+
+def _iban(country: str, bban: str) -> str:
+    """An IBAN with valid check digits (ISO 13616: mod 97 of the rearranged digits is 1)."""
+    letters = "".join(str(int(char, 36)) for char in country + "00")
+    return f"{country}{98 - int(bban + letters) % 97:02d}{bban}"
+
+
+#: The published account details of each fiat currency the sandbox names, from 40 digits.
+_FIAT: dict[str, Callable[[str], dict[str, Any]]] = {
+    "EUR": lambda n: {"iban": _iban("DE", n[:18]), "paymentRails": ["SEPA", "SEPA_INSTANT"]},
+    "GBP": lambda n: {
+        "sortCode": n[:6],
+        "accountNumber": n[6:14],
+        "paymentRails": ["FASTER_PAYMENTS"],
+    },
+    "MXN": lambda n: {"clabeNumber": n[:18], "paymentRails": ["SPEI"]},
+    "BRL": lambda n: {"qrCode": "sandbox-pix-" + n[:32]},
+    "CAD": lambda n: {
+        "bankCode": n[:3],
+        "branchCode": n[3:8],
+        "accountNumber": n[8:18],
+        "paymentRails": ["BANK_TRANSFER"],
+    },
+    "INR": lambda n: {
+        "accountNumber": n[:12],
+        "ifsc": "SBIN0" + n[12:18],
+        "paymentRails": ["NEFT"],
+    },
+    "NGN": lambda n: {
+        "accountNumber": n[:10],
+        "bankName": "Sandbox Bank",
+        "paymentRails": ["BANK_TRANSFER"],
+    },
+    "PHP": lambda n: {
+        "accountNumber": n[:12],
+        "bankName": "Sandbox Bank",
+        "paymentRails": ["BANK_TRANSFER"],
+    },
+}
+
+
+def funding_instructions(account: InternalAccount) -> list[dict[str, Any]]:
+    """Where money for ``account`` can be sent (sandbox details; ``/sandbox/internal-accounts/
+    {id}/fund`` simulates a deposit)."""
+    digest = hashlib.sha256(account.id.encode("utf-8", "surrogatepass")).hexdigest()
+    digits = str(int(digest[:16], 16))[-10:].rjust(10, "0")
+    reference = "SBX-" + digest[:10].upper()
+    if account.type == "EMBEDDED_WALLET" or account.currency in ("USDC", "USDT", "BTC"):
+        info: dict[str, Any] = {
+            "accountType": "SPARK_WALLET",
+            "assetType": account.currency,
+            "address": "spark1sandbox" + digest[:40],
+        }
+    elif account.currency == "USD":
+        info = {
+            "accountType": "USD_ACCOUNT",
+            "paymentRails": ["ACH", "WIRE", "RTP"],
+            "accountNumber": digits,
+            "routingNumber": "021000021",
+            "bankName": "Sandbox Bank",
+            "reference": reference,
+        }
+    else:
+        details = _FIAT.get(account.currency)
+        info = {
+            "accountType": f"{account.currency}_ACCOUNT",
+            **(
+                details(str(int(digest[16:48], 16)).rjust(40, "0"))
+                if details is not None
+                else {"accountNumber": digits, "bankName": "Sandbox Bank"}
+            ),
+            "reference": reference,
+        }
+    return [
+        {
+            "accountOrWalletInfo": info,
+            "instructionsNotes": f"Include the reference {reference}."
+            if "reference" in info
+            else "Send to this address.",
+            "isPlatformAccount": False,
+        }
+    ]

@@ -1,0 +1,59 @@
+"""Quotes: ``POST /quotes`` and an agent's ``POST /agents/me/quotes``."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .fields import Amount, CurrencyCode, Id
+
+__all__ = ["PurposeOfPayment", "QuoteCreate", "QuoteDestination", "QuoteSource"]
+
+
+class QuoteSource(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    sourceType: Literal["ACCOUNT", "REALTIME_FUNDING"] = "ACCOUNT"
+    accountId: Id | None = None
+    customerId: Id | None = None
+    currency: CurrencyCode | None = None
+
+
+class QuoteDestination(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    destinationType: Literal["ACCOUNT", "UMA_ADDRESS"] = "ACCOUNT"
+    accountId: Id | None = None
+    umaAddress: Annotated[str, Field(min_length=3, max_length=300)] | None = None
+    currency: CurrencyCode | None = None
+    paymentRail: Annotated[str, Field(max_length=40)] | None = None
+
+
+class PurposeOfPayment(str, Enum):
+    GIFT = "GIFT"
+    SELF = "SELF"
+    GOODS_OR_SERVICES = "GOODS_OR_SERVICES"
+    EDUCATION = "EDUCATION"
+    HEALTH_OR_MEDICAL = "HEALTH_OR_MEDICAL"
+    REAL_ESTATE_PURCHASE = "REAL_ESTATE_PURCHASE"
+    TAX_PAYMENT = "TAX_PAYMENT"
+    LOAN_PAYMENT = "LOAN_PAYMENT"
+    UTILITY_BILL = "UTILITY_BILL"
+    DONATION = "DONATION"
+    TRAVEL = "TRAVEL"
+    OTHER = "OTHER"
+
+
+class QuoteCreate(BaseModel):
+    """The body of ``POST /quotes`` (and of an agent's quote)."""
+
+    model_config = ConfigDict(extra="ignore")
+    source: QuoteSource
+    destination: QuoteDestination
+    lockedCurrencySide: Literal["SENDING", "RECEIVING"]
+    lockedCurrencyAmount: Amount
+    lookupId: Annotated[str, Field(max_length=200)] | None = None
+    immediatelyExecute: Annotated[bool, Field(strict=True)] = False
+    description: Annotated[str, Field(max_length=500)] | None = None
+    purposeOfPayment: PurposeOfPayment | None = None
+    senderCustomerInfo: dict[str, Annotated[str, Field(max_length=500)]] | None = None
