@@ -15,7 +15,7 @@ import httpx
 import pytest
 from embedded_wallet_crypto.sandbox import BASE_PATH
 from embedded_wallet_crypto.sandbox.app import ROUTERS
-from embedded_wallet_crypto.sandbox.deps import require_platform, require_sandbox
+from embedded_wallet_crypto.sandbox.deps import require_agent, require_platform, require_sandbox
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
@@ -56,12 +56,15 @@ def _requests(check: object) -> list[tuple[str, str]]:
 
 SANDBOX_ONLY = _requests(require_sandbox)
 PLATFORM = _requests(require_platform)
+AGENT = _requests(require_agent)
 
 
 def test_the_routes_were_found() -> None:
     assert len(SANDBOX_ONLY) == 3, SANDBOX_ONLY
     assert len(PLATFORM) > 30, len(PLATFORM)
     assert set(SANDBOX_ONLY) <= set(PLATFORM)
+    assert len(AGENT) >= 10, AGENT
+    assert not set(AGENT) & set(PLATFORM)
 
 
 def _origin(server: SandboxServer) -> str:
@@ -95,21 +98,53 @@ def test_sandbox_only_routes_authenticate_first(
         assert right.json()["code"] == "INVALID_INPUT"
 
 
+BODIES = {
+    "empty object": (b"{}", {"content-type": "application/json"}),
+    "not JSON": (b"{not json", {"content-type": "application/json"}),
+    "too deep": (b"[" * 100_000 + b"]" * 100_000, {"content-type": "application/json"}),
+    "too large": (b"{}", {"content-type": "application/json", "content-length": "9" * 12}),
+}
+
+
 def test_every_platform_route_authenticates_before_anything_else(server: SandboxServer) -> None:
-    bodies = {
-        "empty object": (b"{}", {"content-type": "application/json"}),
-        "not JSON": (b"{not json", {"content-type": "application/json"}),
-        "too deep": (b"[" * 100_000 + b"]" * 100_000, {"content-type": "application/json"}),
-        "too large": (b"{}", {"content-type": "application/json", "content-length": "9" * 12}),
-    }
     with httpx.Client(base_url=_origin(server), timeout=30) as http:
         for method, path in PLATFORM:
-            for name, (content, headers) in bodies.items():
+            for name, (content, headers) in BODIES.items():
                 if name == "too large":
                     _unauthorized(_raw_request(server, method, path, headers))
                     continue
                 response = http.request(method, path, content=content, headers=headers)
                 _unauthorized(response)
+
+
+def _agent_unauthorized(response: httpx.Response) -> None:
+    assert response.status_code == 401, (response.request.url, response.text[:300])
+    body = response.json()
+    assert body == {"status": 401, "code": "UNAUTHORIZED", "reason": body["reason"]}
+    assert "Bearer" in body["reason"] or "agent access token" in body["reason"], body
+
+
+def test_every_agent_route_authenticates_before_anything_else(server: SandboxServer) -> None:
+    """The agents' own routes (``/agents/me``, a Bearer token) likewise: without a token, with
+    another scheme or with an unknown token, 401 before the body is read or checked."""
+    tokens: list[dict[str, str]] = [
+        {},
+        {"authorization": "Basic cGxhdGZvcm0tdGVzdDpwbGF0Zm9ybS10ZXN0LXNlY3JldA=="},
+        {"authorization": "Bearer not-a-token"},
+    ]
+    with httpx.Client(base_url=_origin(server), timeout=30) as http:
+        for method, path in AGENT:
+            for token in tokens:
+                for name, (content, headers) in BODIES.items():
+                    if name == "too large":
+                        _agent_unauthorized(
+                            _raw_request(server, method, path, {**headers, **token})
+                        )
+                        continue
+                    response = http.request(
+                        method, path, content=content, headers={**headers, **token}
+                    )
+                    _agent_unauthorized(response)
 
 
 def _raw_request(

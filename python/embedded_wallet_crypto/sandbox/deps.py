@@ -37,6 +37,7 @@ from .domain.wallet import RetryHeaders
 from .services import Services
 
 __all__ = [
+    "AGENT_SCOPE_KEY",
     "PLATFORM_SCOPE_KEY",
     "SANDBOX_ONLY",
     "SIGNATURE_HEADERS",
@@ -47,6 +48,7 @@ __all__ = [
     "Platform",
     "Signed",
     "Svc",
+    "check_agent",
     "check_platform",
     "committed",
     "require_agent",
@@ -58,6 +60,8 @@ T = TypeVar("T")
 
 #: Where the request gate leaves the token id it checked (``gate.RequestGate``).
 PLATFORM_SCOPE_KEY = "ewc.platform_token"
+#: Where the request gate leaves the id of the agent whose Bearer token it checked.
+AGENT_SCOPE_KEY = "ewc.agent_id"
 #: The stamp header, and the name the real service also accepts for it.
 SIGNATURE_HEADERS = ("Service-Wallet-Signature", "Grid-Wallet-Signature")
 
@@ -131,8 +135,25 @@ Svc = Annotated[Services, Depends(services)]
 Platform = Annotated[str, Depends(require_platform)]
 
 
+async def check_agent(database: Database, found: Services, header: str | None) -> str:
+    """The id of the agent whose Bearer access token is in an ``Authorization`` header, or a
+    401 :class:`Refusal` (the request gate, before the body is read; off the event loop)."""
+
+    def agent_id() -> str:
+        with database.sessions() as db:
+            return agent_of_token(db, found, header).id
+
+    return await run_in_threadpool(agent_id)
+
+
 def require_agent(request: Request, db: Db, found: Svc) -> Agent:
-    """The agent of the Bearer access token (``/agents/me``)."""
+    """The agent of the Bearer access token (``/agents/me``). The request gate has checked the
+    token before the route was reached (before the body was read); this loads its agent."""
+    checked = request.scope.get(AGENT_SCOPE_KEY)
+    if isinstance(checked, str):
+        agent = db.get(Agent, checked)
+        if agent is not None:
+            return agent
     return agent_of_token(db, found, request.headers.get("authorization"))
 
 

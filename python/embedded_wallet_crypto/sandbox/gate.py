@@ -1,8 +1,9 @@
 """What every HTTP request meets before the application reads it.
 
-1. Authentication: a route that takes platform credentials answers 401 without valid ones
-   before anything else (before its body is read, before it is validated, before the
-   sandbox-only check), whatever else is wrong with the request.
+1. Authentication: a route that takes platform credentials, or an agent's Bearer access token
+   (``/agents/me``), answers 401 without valid ones before anything else (before its body is
+   read, before it is validated, before the sandbox-only check), whatever else is wrong with the
+   request.
 2. The declared body size: a ``Content-Length`` over the limit is answered 413
    ``BODY_TOO_LARGE`` without reading the body. A body without one (chunked) is counted while
    it is read, by the framework's own limit (``FastAPI(max_body_size=...)``), which stops at
@@ -27,24 +28,36 @@ from starlette.datastructures import Headers
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .deps import PLATFORM_SCOPE_KEY, check_platform, require_platform
+from .deps import (
+    AGENT_SCOPE_KEY,
+    PLATFORM_SCOPE_KEY,
+    check_agent,
+    check_platform,
+    require_agent,
+    require_platform,
+)
 from .domain.errors import Refusal
 from .errors import body_too_large, error_response, unexpected
 
-__all__ = ["RequestGate", "needs_platform"]
+__all__ = ["RequestGate", "needs", "needs_platform"]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 
-def needs_platform(dependant: Dependant) -> bool:
-    """Whether a route's dependencies (at any depth) include the platform's credentials."""
+def needs(dependant: Dependant, dependency: object) -> bool:
+    """Whether a route's dependencies (at any depth) include ``dependency``."""
     stack = list(dependant.dependencies)
     while stack:
         child = stack.pop()
-        if child.call is require_platform:
+        if child.call is dependency:
             return True
         stack.extend(child.dependencies)
     return False
+
+
+def needs_platform(dependant: Dependant) -> bool:
+    """Whether a route's dependencies (at any depth) include the platform's credentials."""
+    return needs(dependant, require_platform)
 
 
 class RequestGate:
@@ -63,28 +76,36 @@ class RequestGate:
     ) -> None:
         self.app = app
         self.service = service
-        self._routes: list[tuple[re.Pattern[str], frozenset[str], bool]] = [
+        self._routes: list[tuple[re.Pattern[str], frozenset[str], bool, bool]] = [
             (
                 compile_path(prefix + route.path)[0],
                 frozenset(route.methods or ()),
                 needs_platform(route.dependant),
+                needs(route.dependant, require_agent),
             )
             for prefix, router in routers
             for route in router.routes
             if isinstance(route, APIRoute)
         ]
 
-    def _needs_platform(self, scope: Scope) -> bool:
+    def _needs(self, scope: Scope) -> tuple[bool, bool]:
+        """Whether the request's route takes the platform's credentials, an agent's token."""
         path, method = scope["path"], scope["method"]
-        for pattern, methods, platform in self._routes:
+        for pattern, methods, platform, agent in self._routes:
             if method in methods and pattern.match(path):
-                return platform
-        return False
+                return platform, agent
+        return False, False
 
     async def _refusal(self, scope: Scope, headers: Headers) -> Refusal | None:
-        if self._needs_platform(scope):
-            auth = self.service.state.platform_auth
+        platform, agent = self._needs(scope)
+        state = self.service.state
+        if platform:
+            auth = state.platform_auth
             scope[PLATFORM_SCOPE_KEY] = await check_platform(auth, headers.get("authorization"))
+        if agent:
+            scope[AGENT_SCOPE_KEY] = await check_agent(
+                state.database, state.services, headers.get("authorization")
+            )
         limit: int = self.service.state.settings.max_body_size
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
