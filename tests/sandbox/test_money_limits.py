@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from ._client import SandboxClient
+from ._pair import clients_of, race, running_pair
 from ._payments import accounts, balance, fund, settled, usd_external
 from ._server import SandboxServer
 from .conftest import database_url
@@ -32,41 +31,18 @@ def pair(
     backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[SandboxServer, SandboxServer]]:
     """Two ``ewc serve`` processes on one database (both run the payment worker)."""
-    one = SandboxServer(
+    with running_pair(
         tmp_path_factory.mktemp(f"money-{backend}"),
-        database=database_url(request, backend, "money"),
+        database_url(request, backend, "money"),
         time_scale=TIME_SCALE,
-    )
-    one.start()
-    two = one.start_another()
-    yield one, two
-    assert two.stop() == 0
-    assert one.stop() == 0
+    ) as servers:
+        yield servers
 
 
 @pytest.fixture
 def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    made = [SandboxClient(server.base_url, server.auth) for server in pair]
-    yield made
-    for client in made:
-        client.close()
-
-
-def race(calls: list[Callable[[], httpx.Response]]) -> list[httpx.Response]:
-    """Run ``calls`` at once (each in its own thread, released together)."""
-    start = threading.Barrier(len(calls))
-    results: list[httpx.Response | None] = [None] * len(calls)
-
-    def run(index: int) -> None:
-        start.wait()
-        results[index] = calls[index]()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return [result for result in results if result is not None]
+    with clients_of(pair) as made:
+        yield made
 
 
 def usd_account(client: SandboxClient) -> tuple[str, str]:

@@ -28,11 +28,11 @@ import pytest
 
 from ._client import SandboxClient
 from ._flows import Wallet
+from ._pair import race
 from ._payments import balance, fund
 from ._server import SandboxServer
 from .test_quotes import owner_of
 from .test_sandbox_account_races import clients, pair
-from .test_sandbox_backends import race
 
 __all__ = ["clients", "pair"]  # the fixtures: two processes on one database, and their clients
 

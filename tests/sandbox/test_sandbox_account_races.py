@@ -29,9 +29,10 @@ import pytest
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._identity import oidc_arguments
+from ._pair import clients_of, race, running_pair
 from ._server import SandboxServer
 from .conftest import database_url
-from .test_sandbox_backends import funded_customer, race
+from .test_sandbox_backends import funded_customer
 
 ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "20"))
 AGENT_ROUNDS = int(os.environ.get("EWC_AGENT_RACE_ROUNDS", "3"))
@@ -45,24 +46,18 @@ def pair(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[SandboxServer, SandboxServer]]:
     """Two ``ewc serve`` processes on one database."""
-    one = SandboxServer(
+    with running_pair(
         tmp_path_factory.mktemp(f"account-races-{backend}"),
-        database=database_url(request, backend, "races"),
+        database_url(request, backend, "races"),
         extra=oidc_arguments(jwks_url),
-    )
-    one.start()
-    two = one.start_another()
-    yield one, two
-    assert two.stop() == 0
-    assert one.stop() == 0
+    ) as servers:
+        yield servers
 
 
 @pytest.fixture
 def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    made = [SandboxClient(server.base_url, server.auth) for server in pair]
-    yield made
-    for client in made:
-        client.close()
+    with clients_of(pair) as made:
+        yield made
 
 
 def _credentials(client: SandboxClient, account_id: str) -> list[dict[str, Any]]:

@@ -15,9 +15,9 @@ import pytest
 from ._client import SandboxClient, assert_request_id_used
 from ._flows import Wallet
 from ._identity import oidc_arguments
+from ._pair import race
 from ._server import SandboxServer
 from .conftest import postgres_database
-from .test_sandbox_backends import race
 
 
 @pytest.fixture
