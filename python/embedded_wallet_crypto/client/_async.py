@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import httpx
 
 from ..keys import KeyPair
-from ._events import RequestEvent
+from ._base import ClientBase
 from ._flows import (
     Effect,
     Flow,
@@ -39,7 +39,6 @@ from ._results import (
     PasskeyRegistrar,
     WalletSession,
 )
-from ._retry import RetryPolicy
 from ._transport import after_answer, after_transport_error, client_options
 from ._webhooks import verify_event
 from ._wire import Call, ClientConfig, Reply, request_headers
@@ -49,7 +48,7 @@ __all__ = ["AsyncClient"]
 T = TypeVar("T")
 
 
-class AsyncClient:
+class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     """The service's client for asyncio: the arguments, operations and flows of
     :class:`Client`, each a coroutine (``await client.quotes.get(quote_id)``; lists page with
     ``async for``). Callbacks (``read_otp``, an authenticator, an OIDC token source) may be
@@ -92,54 +91,10 @@ class AsyncClient:
     agent: AsyncGroup
     sandbox: AsyncGroup
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        platform_credentials: tuple[str, str] | None = None,
-        agent_token: str | None = None,
-        timeout: float = 30.0,
-        max_retries: int = 2,
-        sandbox: bool = False,
-        signer_public_key: str | None = None,
-        webhook_public_key: str | None = None,
-        retry: RetryPolicy | None = None,
-        event_hook: Callable[[RequestEvent], None] | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        settings = ClientConfig.build(
-            base_url,
-            platform_credentials=platform_credentials,
-            agent_token=agent_token,
-            timeout=timeout,
-            max_retries=max_retries,
-            sandbox=sandbox,
-            signer_public_key=signer_public_key,
-            webhook_public_key=webhook_public_key,
-            retry=retry,
-            event_hook=event_hook,
-        )
-        self._setup(settings, transport)
-
-    def _setup(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
-        self._settings = settings
-        self._transport = transport
-        self._webhook_key = settings.webhook_public_key
+    def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]
         for group in GROUPS:
             setattr(self, group, AsyncGroup(self, group))
-
-    @property
-    def base_url(self) -> str:
-        return self._settings.base_url
-
-    @property
-    def is_sandbox(self) -> bool:
-        """Whether the client accepts what only a sandbox sends."""
-        return self._settings.sandbox
-
-    def __repr__(self) -> str:
-        return f"AsyncClient(base_url={self.base_url!r}, sandbox={self.is_sandbox})"
 
     async def aclose(self) -> None:
         await self._http.aclose()
