@@ -22,6 +22,22 @@ from ._flows import (
     redeem_flow,
     webhook_key_flow,
 )
+from ._group_types import (
+    ASYNC_GROUPS,
+    AsyncAgentOperations,
+    AsyncAgentsOperations,
+    AsyncAuthOperations,
+    AsyncConfigOperations,
+    AsyncCustomersOperations,
+    AsyncExternalAccountsOperations,
+    AsyncInternalAccountsOperations,
+    AsyncInvitationsOperations,
+    AsyncQuotesOperations,
+    AsyncSandboxOperations,
+    AsyncTransactionsOperations,
+    AsyncTransfersOperations,
+    AsyncVerificationsOperations,
+)
 from ._groups import AsyncGroup, with_agent
 from ._login import (
     add_credential_flow,
@@ -77,24 +93,24 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     table of them is :data:`OPERATIONS`.
     """
 
-    config: AsyncGroup
-    customers: AsyncGroup
-    internal_accounts: AsyncGroup
-    external_accounts: AsyncGroup
-    transfers: AsyncGroup
-    quotes: AsyncGroup
-    transactions: AsyncGroup
-    invitations: AsyncGroup
-    verifications: AsyncGroup
-    auth: AsyncGroup
-    agents: AsyncGroup
-    agent: AsyncGroup
-    sandbox: AsyncGroup
+    config: AsyncConfigOperations
+    customers: AsyncCustomersOperations
+    internal_accounts: AsyncInternalAccountsOperations
+    external_accounts: AsyncExternalAccountsOperations
+    transfers: AsyncTransfersOperations
+    quotes: AsyncQuotesOperations
+    transactions: AsyncTransactionsOperations
+    invitations: AsyncInvitationsOperations
+    verifications: AsyncVerificationsOperations
+    auth: AsyncAuthOperations
+    agents: AsyncAgentsOperations
+    agent: AsyncAgentOperations
+    sandbox: AsyncSandboxOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]
         for group in GROUPS:
-            setattr(self, group, AsyncGroup(self, group))
+            setattr(self, group, ASYNC_GROUPS.get(group, AsyncGroup)(self, group))
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -20,6 +20,22 @@ from ._flows import (
     redeem_flow,
     webhook_key_flow,
 )
+from ._group_types import (
+    SYNC_GROUPS,
+    AgentOperations,
+    AgentsOperations,
+    AuthOperations,
+    ConfigOperations,
+    CustomersOperations,
+    ExternalAccountsOperations,
+    InternalAccountsOperations,
+    InvitationsOperations,
+    QuotesOperations,
+    SandboxOperations,
+    TransactionsOperations,
+    TransfersOperations,
+    VerificationsOperations,
+)
 from ._groups import SyncGroup, with_agent
 from ._login import (
     add_credential_flow,
@@ -72,24 +88,24 @@ class Client(ClientBase[httpx.BaseTransport]):
     table of them is :data:`OPERATIONS`.
     """
 
-    config: SyncGroup
-    customers: SyncGroup
-    internal_accounts: SyncGroup
-    external_accounts: SyncGroup
-    transfers: SyncGroup
-    quotes: SyncGroup
-    transactions: SyncGroup
-    invitations: SyncGroup
-    verifications: SyncGroup
-    auth: SyncGroup
-    agents: SyncGroup
-    agent: SyncGroup
-    sandbox: SyncGroup
+    config: ConfigOperations
+    customers: CustomersOperations
+    internal_accounts: InternalAccountsOperations
+    external_accounts: ExternalAccountsOperations
+    transfers: TransfersOperations
+    quotes: QuotesOperations
+    transactions: TransactionsOperations
+    invitations: InvitationsOperations
+    verifications: VerificationsOperations
+    auth: AuthOperations
+    agents: AgentsOperations
+    agent: AgentOperations
+    sandbox: SandboxOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]
         for group in GROUPS:
-            setattr(self, group, SyncGroup(self, group))
+            setattr(self, group, SYNC_GROUPS.get(group, SyncGroup)(self, group))
 
     def close(self) -> None:
         self._http.close()
