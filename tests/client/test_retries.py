@@ -76,9 +76,12 @@ def test_a_transfer_retried_through_429_and_a_lost_answer_happens_once(
     assert next(e.retry_in for e in events if e.operation == "transfers.transfer_out") == 1.0
 
 
+@pytest.mark.parametrize("first", ["forward-503", "forward-drop"])
 def test_a_quote_execution_retried_after_lost_answers_executes_once(
-    api: Any, flaky: Any, proxy: Proxy, server: SandboxServer
+    api: Any, flaky: Any, proxy: Proxy, server: SandboxServer, first: str
 ) -> None:
+    """The first try commits (forwarded), its answer is lost (a 503 in its place, or none),
+    so is the second's (a 504): the third gets the first's stored answer; one execution."""
     customer = Customer(api, server.mail_dir)
     api.sandbox.fund(customer.wallet, body={"amount": 30_000_000})
     bank = bank_account(api, customer.id)
@@ -92,13 +95,15 @@ def test_a_quote_execution_retried_after_lost_answers_executes_once(
     )
     session = api.login_email_otp(customer.wallet, read_otp=customer.read_otp)
     path = f"/quotes/{quote.id}/execute"
-    proxy.script("POST", path, "forward-drop", "forward-504", "pass")
+    proxy.script("POST", path, first, "forward-504", "pass")
     executed = flaky.execute_quote(quote.id, session=session)
     assert executed.transactionId
     wallet = api.internal_accounts.list(customerId=customer.id, type="EMBEDDED_WALLET").data[0]
     assert wallet.balance.amount == 30_000_000 - quote.totalSendingAmount
     seen = proxy.requests("POST", path)
-    assert [s.action for s in seen] == ["forward-drop", "forward-504", "pass"]
+    assert [s.action for s in seen] == [first, "forward-504", "pass"]
+    transactions = list(api.transactions.list.items(customerId=customer.id))
+    assert [t.id for t in transactions if t.quoteId == quote.id] == [executed.transactionId]
     assert len(_keys(seen)) == 1 and None not in _keys(seen)
     assert len({s.headers["Service-Wallet-Signature"] for s in seen}) == 1
     with pytest.raises(ApiError) as again:  # a new call is a new key: the quote is spent

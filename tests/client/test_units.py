@@ -302,8 +302,9 @@ def test_the_async_client_sends_the_same() -> None:
             return [page async for page in api.transactions.list.pages(limit=1)]
 
     pages = asyncio.run(main())
-    assert [(type(p).__name__, p.hasMore) for p in pages] == [("TransactionList", True)] + [
-        ("TransactionList", False)
+    assert [(type(p).__name__, p.hasMore) for p in pages] == [
+        ("TransactionList", True),
+        ("TransactionList", False),
     ]
     assert [request.url.params.get("cursor") for request in sent] == [None, "c1"]
 
