@@ -3,7 +3,8 @@
 # virtualenv with nothing but its declared dependencies (no requirements-dev.txt), and from outside
 # the source tree import the package, run every Python example of README.md and docs/formats.md,
 # check that a missing extra (redis, postgres, async, client) names itself, run `ewc demo` and
-# `ewc vectors verify`, and run the client guide's examples with the sandbox and client extras. Run by scripts/test.sh after setup (it needs the .venv's maturin).
+# `ewc vectors verify`, load the client and the service's models with the client extra alone, and
+# run the client guide's examples with the sandbox and client extras. Run by scripts/test.sh after setup (it needs the .venv's maturin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -80,6 +81,31 @@ say "ewc demo"
 "$work/venv/bin/ewc" demo | tail -n 1
 say "ewc vectors verify"
 "$work/venv/bin/ewc" vectors verify "$repo/vectors" | tail -n 1
+
+say "with the client extra alone, the client and the service's models load (import stays light)"
+"$work/venv/bin/pip" install --quiet "$wheel[client]"
+"$work/venv/bin/pip" check
+"$py" - <<'PY'
+import importlib.util, subprocess, sys
+
+assert importlib.util.find_spec("fastapi") is None, "fastapi installed with the client extra alone"
+loaded = subprocess.run(
+    [sys.executable, "-c", "import embedded_wallet_crypto, sys; print(' '.join(sys.modules))"],
+    capture_output=True, text=True, check=True,
+).stdout.split()
+assert not [m for m in loaded if m.split(".")[0] in ("httpx", "pydantic")], "import not light"
+from embedded_wallet_crypto.client import OPERATIONS, Client  # noqa: F401
+from embedded_wallet_crypto.sandbox.models.quotes import QuoteOut
+
+assert next(o for o in OPERATIONS if o.qualified_name == "quotes.get").response_model is QuoteOut
+try:
+    from embedded_wallet_crypto.sandbox import create_app  # noqa: F401
+except ImportError as err:
+    assert "embedded-wallet-crypto[sandbox]" in str(err), err
+    print("ImportError:", err)
+else:
+    raise SystemExit("the sandbox's create_app loaded without the sandbox extra")
+PY
 
 say "with the sandbox extra, ewc serve starts, answers and stops on SIGTERM"
 "$work/venv/bin/pip" install --quiet "$wheel[sandbox]"

@@ -21,12 +21,18 @@ HEAVY = ("webauthn", "jwt", "cbor2", "OpenSSL", "redis", "cryptography.x509")
 # The sandbox service's web stack and the client's HTTP stack: never loaded by
 # ``import embedded_wallet_crypto``.
 WEB_STACK = ("fastapi", "starlette", "uvicorn", "sqlalchemy", "pydantic", "httpx")
-# A subpackage that needs an extra as a whole: its __init__ raises the ImportError naming the
-# extra before any of its modules (which then import the extra at module level) is loaded.
-# Subpackage -> (its extra, the modules whose absence it names).
+# A subpackage that needs an extra: the import of its entry point raises the ImportError naming
+# the extra before any of its modules (which then import the extra at module level) is loaded.
+# The client's __init__ checks at once; the sandbox's checks when its names are asked for, so
+# that its pydantic models (``sandbox.models``) load with the client extra alone.
+# Subpackage -> (its extra, the modules whose absence it names, the import that must name it).
 EXTRA_PACKAGES = {
-    "sandbox": ("sandbox", ("fastapi", "sqlalchemy", "uvicorn")),
-    "client": ("client", ("httpx",)),
+    "sandbox": (
+        "sandbox",
+        ("fastapi", "sqlalchemy", "uvicorn"),
+        "from embedded_wallet_crypto.sandbox import create_app",
+    ),
+    "client": ("client", ("httpx", "pydantic"), "import embedded_wallet_crypto.client"),
 }
 
 
@@ -127,20 +133,20 @@ def test_import_loads_no_heavy_stack() -> None:
 
 
 @pytest.mark.parametrize(
-    ("package", "extra", "missing"),
+    ("statement", "extra", "missing"),
     [
-        (package, extra, missing)
-        for package, (extra, modules) in sorted(EXTRA_PACKAGES.items())
+        (statement, extra, missing)
+        for _, (extra, modules, statement) in sorted(EXTRA_PACKAGES.items())
         for missing in modules
     ],
 )
 def test_an_extra_package_without_its_extra_names_the_extra(
-    package: str, extra: str, missing: str
+    statement: str, extra: str, missing: str
 ) -> None:
     probe = (
         f"import sys; sys.modules[{missing!r}] = None\n"
         "try:\n"
-        f"    import embedded_wallet_crypto.{package}\n"
+        f"    {statement}\n"
         "except ImportError as error:\n"
         "    print(error)\n"
     )

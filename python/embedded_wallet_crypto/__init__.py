@@ -107,7 +107,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "otp": (".otp", None),
     "passkeys": (".passkeys", None),
     "proofs": (".proofs", None),
-    "sandbox": (".sandbox", None),  # needs the sandbox extra; ImportError names it
+    "sandbox": (".sandbox", None),  # its names need the sandbox extra; ImportError names it
     "signed_retry": (".signed_retry", None),
     "signed_urls": (".signed_urls", None),
     "tokens": (".tokens", None),

@@ -53,12 +53,12 @@ class Customer:
                 "email": self.email,
             }
         )
-        self.id: str = created["id"]
+        self.id: str = created.id
         self.accounts = {
-            ("WALLET" if a["type"] == "EMBEDDED_WALLET" else a["balance"]["currency"]["code"]): a
+            ("WALLET" if a.type == "EMBEDDED_WALLET" else a.balance.currency.code): a
             for a in api.internal_accounts.list.items(customerId=self.id)
         }
-        self.wallet: str = self.accounts["WALLET"]["id"]
+        self.wallet: str = self.accounts["WALLET"].id
 
     def read_otp(self) -> str:
         """The newest code sent to the customer (what a user types in)."""
@@ -68,9 +68,10 @@ class Customer:
         return mint_token(nonce, subject=self.subject, email=self.email)
 
 
-def bank_account(api: Any, customer_id: str, suffix: str = "010") -> dict[str, Any]:
-    """A USD bank account of the customer (its last digits choose the sandbox outcome)."""
-    account: dict[str, Any] = api.external_accounts.create_for_customer(
+def bank_account(api: Any, customer_id: str, suffix: str = "010") -> Any:
+    """A USD bank account of the customer (its last digits choose the sandbox outcome): an
+    ``ExternalAccountOut``."""
+    account = api.external_accounts.create_for_customer(
         body={
             "customerId": customer_id,
             "currency": "USD",
@@ -90,7 +91,7 @@ def settled(api: Any, transaction_id: str, timeout: float = 60) -> dict[str, Any
     deadline = time.monotonic() + timeout
     while True:
         transaction: dict[str, Any] = api.transactions.get(transaction_id)
-        if transaction["status"] in FINAL or time.monotonic() > deadline:
+        if transaction.status in FINAL or time.monotonic() > deadline:
             return transaction
         time.sleep(0.05)
 
@@ -102,15 +103,15 @@ def fund_wallet(api: Any, environment: str, customer: Customer, amount: int) -> 
         api.sandbox.fund(customer.wallet, body={"amount": amount})
         return
     bank = bank_account(api, customer.id)
-    usd = customer.accounts["USD"]["id"]
+    usd = customer.accounts["USD"].id
     pulled = api.transfers.transfer_in(
         body={
-            "source": {"accountId": bank["id"]},
+            "source": {"accountId": bank.id},
             "destination": {"accountId": usd},
             "amount": 100_00,
         }
     )
-    assert settled(api, pulled["id"])["status"] == "COMPLETED"
+    assert settled(api, pulled.id).status == "COMPLETED"
     quote = api.quotes.create(
         body={
             "source": {"sourceType": "ACCOUNT", "accountId": usd},
@@ -120,7 +121,7 @@ def fund_wallet(api: Any, environment: str, customer: Customer, amount: int) -> 
             "immediatelyExecute": True,
         }
     )
-    assert settled(api, quote["transactionId"])["status"] == "COMPLETED"
+    assert settled(api, quote.transactionId).status == "COMPLETED"
 
 
 class SyncView:

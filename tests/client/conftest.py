@@ -14,6 +14,7 @@ import pytest
 from sandbox._identity import jwks_server, oidc_arguments
 from sandbox._server import SandboxServer
 
+from ._answers import AnswerLog, AsyncRecorder, SyncRecorder
 from ._support import SyncView, make_client
 
 #: Lifetimes and delays at 1/20: a code can be re-sent after 1.5 s, a payment settles in
@@ -88,13 +89,26 @@ def client_options(server: SandboxServer, signer_key: str | None, **extra: Any) 
 
 
 @pytest.fixture
-def api(mode: str, server: SandboxServer, signer_key: str | None) -> Iterator[Any]:
-    """The platform's client of the server, sync or async."""
-    client = make_client(mode, server.base_url, **client_options(server, signer_key))
+def answers(server: SandboxServer) -> AnswerLog:
+    """The answers the ``api`` client gets (and the agents' clients made from it)."""
+    return AnswerLog(httpx.URL(server.base_url).path)
+
+
+@pytest.fixture
+def api(
+    mode: str, server: SandboxServer, signer_key: str | None, answers: AnswerLog
+) -> Iterator[Any]:
+    """The platform's client of the server, sync or async. Every answer it gets is held to
+    its operation's model at the end of the test (``_answers``): both environments, both
+    clients, every test that uses it."""
+    recorder = SyncRecorder(answers) if mode == "sync" else AsyncRecorder(answers)
+    options = client_options(server, signer_key, transport=recorder)
+    client = make_client(mode, server.base_url, **options)
     yield client
     client.close()
     if isinstance(client, SyncView):
         client._loop.close()
+    assert answers.problems() == [], "answers that are not exactly their operation's model"
 
 
 @pytest.fixture

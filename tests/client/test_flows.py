@@ -60,11 +60,11 @@ def test_email_otp_login_encrypted_then_plain(api: Any, server: SandboxServer, m
     )
     assert second.id != first.id
     assert second.signer.public_key_hex() != first.signer.public_key_hex()
-    listed = {s["id"] for s in api.auth.list_sessions(accountId=customer.wallet)["data"]}
+    listed = {s.id for s in api.auth.list_sessions(accountId=customer.wallet).data}
     assert {first.id, second.id} <= listed
     # Each session's key signs a signed retry: revoke one with the other.
     api.revoke_session(first.id, session=second)
-    listed = {s["id"] for s in api.auth.list_sessions(accountId=customer.wallet)["data"]}
+    listed = {s.id for s in api.auth.list_sessions(accountId=customer.wallet).data}
     assert first.id not in listed and second.id in listed
 
 
@@ -84,7 +84,7 @@ def test_email_otp_login_with_a_known_code(api: Any, server: SandboxServer) -> N
     # The sandbox's code 000000 in the sandbox; the code that was sent in production.
     code = sent if server.environment == "production" else "000000"
     session = api.login_email_otp(customer.wallet, otp=code)
-    assert session.data["nickname"] == customer.email == credential["nickname"]
+    assert session.data["nickname"] == customer.email == credential.nickname
 
 
 def test_oauth_login_and_credentials_by_signed_retry(
@@ -99,19 +99,19 @@ def test_oauth_login_and_credentials_by_signed_retry(
         api.login_email_otp(customer.wallet, read_otp=customer.read_otp)
     assert needs.value.code == "SESSION_REQUIRED"
     email = api.add_credential(customer.wallet, {"type": "EMAIL_OTP"}, session=oauth)
-    assert email["type"] == "EMAIL_OTP" and email["accountId"] == customer.wallet
+    assert email.type == "EMAIL_OTP" and email.accountId == customer.wallet
     otp_session = api.login_email_otp(customer.wallet, read_otp=customer.read_otp)
     # A credential is revoked by a session of another one; its sessions end with it.
-    api.revoke_credential(email["id"], session=oauth)
-    kinds = [c["type"] for c in api.auth.list_credentials(accountId=customer.wallet)["data"]]
+    api.revoke_credential(email.id, session=oauth)
+    kinds = [c.type for c in api.auth.list_credentials(accountId=customer.wallet).data]
     assert kinds == ["OAUTH"]
-    sessions = {s["id"] for s in api.auth.list_sessions(accountId=customer.wallet)["data"]}
+    sessions = {s.id for s in api.auth.list_sessions(accountId=customer.wallet).data}
     assert otp_session.id not in sessions and oauth.id in sessions
     # The last credential stays.
     other = api.login_oauth(customer.wallet, oidc_token=customer.token)
-    (remaining,) = api.auth.list_credentials(accountId=customer.wallet)["data"]
+    (remaining,) = api.auth.list_credentials(accountId=customer.wallet).data
     with pytest.raises(ApiError) as last:
-        api.revoke_credential(remaining["id"], session=other)
+        api.revoke_credential(remaining.id, session=other)
     assert (last.value.status, last.value.code) == (400, "LAST_CREDENTIAL")
     # A token minted for another key's nonce is refused.
     stranger = ewc.oidc.nonce_for(ewc.KeyPair.generate().public_key_hex())
@@ -130,7 +130,7 @@ def test_passkey_register_and_login(api: Any, server: SandboxServer, mode: str) 
     credential = api.register_passkey(
         customer.wallet, authenticator=authenticator, nickname="Laptop", rp_id=RP_ID, origin=ORIGIN
     )
-    assert credential["type"] == "PASSKEY" and credential["nickname"] == "Laptop"
+    assert credential.type == "PASSKEY" and credential.nickname == "Laptop"
     session = api.login_passkey(customer.wallet, authenticator=authenticator, origin=ORIGIN)
     assert session.credential_type == "PASSKEY"
     assert software.sign_count == 1
@@ -181,24 +181,24 @@ def test_quote_from_the_wallet_is_executed_with_its_payload_stamped(
     quote = api.quotes.create(
         body={
             "source": {"sourceType": "ACCOUNT", "accountId": customer.wallet},
-            "destination": {"destinationType": "ACCOUNT", "accountId": bank["id"]},
+            "destination": {"destinationType": "ACCOUNT", "accountId": bank.id},
             "lockedCurrencySide": "RECEIVING",
             "lockedCurrencyAmount": 10_00,
         }
     )
-    assert quote["paymentInstructions"][0]["payloadToSign"]
+    assert quote.paymentInstructions and quote.paymentInstructions[0]["payloadToSign"]
     with pytest.raises(ApiError) as unsigned:
-        api.execute_quote(quote["id"])
+        api.execute_quote(quote.id)
     assert (unsigned.value.status, unsigned.value.code) == (401, "UNAUTHORIZED")
     session = api.login_email_otp(customer.wallet, read_otp=customer.read_otp)
-    executed = api.execute_quote(quote["id"], session=session)
-    assert executed["id"] == quote["id"] and executed["transactionId"]
-    assert settled(api, executed["transactionId"])["status"] == "COMPLETED"
+    executed = api.execute_quote(quote.id, session=session)
+    assert executed.id == quote.id and executed.transactionId
+    assert settled(api, executed.transactionId).status == "COMPLETED"
     with pytest.raises(ApiError) as twice:
-        api.execute_quote(quote["id"], session=session)
+        api.execute_quote(quote.id, session=session)
     assert (twice.value.status, twice.value.code) == (409, "QUOTE_ALREADY_EXECUTED")
     # A quote from an internal account has nothing to sign.
-    usd = customer.accounts["USD"]["id"]
+    usd = customer.accounts["USD"].id
     internal = api.quotes.create(
         body={
             "source": {"sourceType": "ACCOUNT", "accountId": usd},
@@ -208,7 +208,7 @@ def test_quote_from_the_wallet_is_executed_with_its_payload_stamped(
         }
     )
     with pytest.raises(ClientError) as nothing:
-        api.execute_quote(internal["id"], session=session)
+        api.execute_quote(internal.id, session=session)
     assert nothing.value.code == "NOTHING_TO_SIGN"
 
 
@@ -229,30 +229,30 @@ def test_agent_redeems_its_code_and_executes_a_wallet_quote(
             },
         }
     )
-    code = created["deviceCode"]["code"]
+    code = created.deviceCode.code
     credentials = api.redeem_device_code(code)
-    assert credentials.agent_id == created["agent"]["id"]
+    assert credentials.agent_id == created.agent.id
     assert credentials.access_token not in repr(credentials)
     with pytest.raises(ApiError) as used:
         api.redeem_device_code(code)
     assert (used.value.status, used.value.code) == (400, "DEVICE_CODE_USED")
     agent = api.with_agent_token(credentials)
     try:
-        assert agent.agent.me()["customerId"] == customer.id
+        assert agent.agent.me().customerId == customer.id
         quote = agent.agent.create_quote(
             body={
                 "source": {"sourceType": "ACCOUNT", "accountId": customer.wallet},
-                "destination": {"destinationType": "ACCOUNT", "accountId": bank["id"]},
+                "destination": {"destinationType": "ACCOUNT", "accountId": bank.id},
                 "lockedCurrencySide": "RECEIVING",
                 "lockedCurrencyAmount": 5_00,
             }
         )
         session = api.login_email_otp(customer.wallet, read_otp=customer.read_otp)
-        action = agent.agent.execute_quote(quote["id"], session=session)
-        assert action["status"] == "APPROVED", action
-        assert agent.agent.get_action(action["id"])["status"] == "APPROVED"
+        action = agent.agent.execute_quote(quote.id, session=session)
+        assert action.status == "APPROVED", action
+        assert agent.agent.get_action(action.id).status == "APPROVED"
         transactions = list(agent.agent.list_transactions.items(limit=1))
-        assert action["transaction"]["id"] in {t["id"] for t in transactions}
+        assert action.transaction.id in {t.id for t in transactions}
     finally:
         agent.close()
     # Without a token the agent's endpoints are refused before anything is sent.
@@ -263,14 +263,14 @@ def test_agent_redeems_its_code_and_executes_a_wallet_quote(
 
 def test_lists_page_by_page(api: Any, server: SandboxServer) -> None:
     customer = Customer(api, server.mail_dir, currencies=("USD", "EUR", "MXN"))
-    everything = api.internal_accounts.list(customerId=customer.id, limit=100)["data"]
+    everything = api.internal_accounts.list(customerId=customer.id, limit=100).data
     assert len(everything) == 4
     pages = list(api.internal_accounts.list.pages(customerId=customer.id, limit=1))
-    assert [len(page["data"]) for page in pages] == [1, 1, 1, 1]
-    assert [page["hasMore"] for page in pages] == [True, True, True, False]
+    assert [len(page.data) for page in pages] == [1, 1, 1, 1]
+    assert [page.hasMore for page in pages] == [True, True, True, False]
     items = list(api.internal_accounts.list.items(params={"customerId": customer.id, "limit": 3}))
-    assert [a["id"] for a in items] == [a["id"] for a in everything]
-    with pytest.raises(TypeError):
+    assert [a.id for a in items] == [a.id for a in everything]
+    with pytest.raises(AttributeError):  # not a list: no pages (nor, for a type checker)
         list(api.customers.create.pages())
 
 
@@ -286,20 +286,20 @@ def test_webhooks_verified(api: Any, server: SandboxServer, receiver: Receiver) 
     bank = bank_account(api, customer.id)
     pulled = api.transfers.transfer_in(
         body={
-            "source": {"accountId": bank["id"]},
-            "destination": {"accountId": customer.accounts["USD"]["id"]},
+            "source": {"accountId": bank.id},
+            "destination": {"accountId": customer.accounts["USD"].id},
             "amount": 1_00,
         }
     )
-    settled(api, pulled["id"])
+    settled(api, pulled.id)
     deadline = time.monotonic() + 30
-    while not [e for e in receiver.events() if e["data"]["transaction"]["id"] == pulled["id"]]:
+    while not [e for e in receiver.events() if e["data"]["transaction"]["id"] == pulled.id]:
         assert time.monotonic() < deadline, "no webhook arrived"
         time.sleep(0.05)
     with receiver.lock:
-        headers, body = next((h, b) for h, b in receiver.requests if pulled["id"] in b.decode())
+        headers, body = next((h, b) for h, b in receiver.requests if pulled.id in b.decode())
     event = api.verify_webhook(headers, body)  # the key fetched once from the service
-    assert event["data"]["transaction"]["id"] == pulled["id"]
+    assert event["data"]["transaction"]["id"] == pulled.id
     assert api.verify_webhook(list(headers.items()), body.decode()) == event
     tampered = body.replace(b'"id"', b'"Id"', 1)
     with pytest.raises(ewc.StampError) as forged:

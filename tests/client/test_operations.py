@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import typing
 import uuid
 from typing import Any
 
@@ -17,6 +18,14 @@ import pytest
 import yaml
 from conftest import REPO
 from embedded_wallet_crypto.client import GROUPS, OPERATIONS, ApiError, Client
+from embedded_wallet_crypto.client._group_types import ASYNC_GROUPS, SYNC_GROUPS
+from embedded_wallet_crypto.client._groups import AsyncListOperation, SyncListOperation
+from embedded_wallet_crypto.client._operations import operation as table_row
+from embedded_wallet_crypto.sandbox.app import ROUTERS
+from embedded_wallet_crypto.sandbox.models.wallet import SignedRequestChallengeOut
+from embedded_wallet_crypto.sandbox.settings import BASE_PATH
+from fastapi.routing import APIRoute
+from pydantic import BaseModel
 from sandbox._server import SandboxServer
 
 from ._support import Customer, bank_account
@@ -69,6 +78,71 @@ def test_every_served_operation_has_a_client_method(server: SandboxServer) -> No
     assert served - table == set(), "served without a client method"
     assert table - served == set(), "client methods the service does not serve"
     assert len(table) == len(OPERATIONS) == len(served)
+
+
+def _served() -> dict[tuple[str, str], APIRoute]:
+    """Every operation the app serves under its base path, from its routers (what the app
+    routes, whether or not its OpenAPI document shows it)."""
+    served = {}
+    for prefix, router in ROUTERS:
+        for route in router.routes:
+            if prefix != BASE_PATH or not isinstance(route, APIRoute):
+                continue
+            for method in route.methods - {"HEAD", "OPTIONS"}:
+                served[(method, _template(route.path))] = route
+    return served
+
+
+def test_every_route_of_the_app_has_a_client_method_with_the_routes_model() -> None:
+    served = _served()
+    table = {(op.method, _template(op.path)): op for op in OPERATIONS}
+    missing = sorted(f"{method} {path}" for method, path in served.keys() - table.keys())
+    assert missing == [], f"served without a client method: {missing}"
+    unserved = sorted(table[key].qualified_name for key in table.keys() - served.keys())
+    assert unserved == [], f"client methods the app does not serve: {unserved}"
+    drift = []
+    for key, route in served.items():
+        op = table[key]
+        if route.status_code == 204:
+            expected: object = None
+        elif op.qualified_name == "sandbox.webhook_public_key":  # PEM text
+            expected = str
+        else:
+            expected = route.response_model
+        if expected is None and route.status_code != 204:
+            drift.append(f"{op.qualified_name}: the route declares no response_model")
+        elif op.response_model != expected:
+            drift.append(f"{op.qualified_name}: route {expected}, client {op.response_model}")
+    assert drift == [], drift
+
+
+def _declared(group_class: type) -> dict[str, object]:
+    hints = typing.get_type_hints(group_class)
+    return {name: hint for name, hint in hints.items() if not name.startswith("_")}
+
+
+def test_the_typed_groups_are_the_tables() -> None:
+    """What a type checker sees (the group classes' annotations) is what the table does."""
+    assert set(SYNC_GROUPS) == set(ASYNC_GROUPS) == set(GROUPS)
+    for group, kinds in ((g, (SYNC_GROUPS[g], ASYNC_GROUPS[g])) for g in GROUPS):
+        rows = {op.name: op for op in OPERATIONS if op.group == group}
+        for kind in kinds:
+            declared = _declared(kind)
+            assert set(declared) == set(rows), (kind.__name__, set(rows) ^ set(declared))
+            for name, annotation in declared.items():
+                op = rows[name]
+                arguments = typing.get_args(annotation)
+                origin = typing.get_origin(annotation)
+                model = type(None) if op.response_model is None else op.response_model
+                expected: object = model
+                if op.signing == "retry":
+                    expected = typing.Union[model, SignedRequestChallengeOut]  # noqa: UP007
+                assert arguments[0] == expected, (op.qualified_name, arguments[0], expected)
+                is_list = origin in (SyncListOperation, AsyncListOperation)
+                assert is_list is op.paginated, op.qualified_name
+                if op.paginated:
+                    item = typing.get_args(op.response_model.model_fields["data"].annotation)[0]
+                    assert arguments[1] is item, op.qualified_name
 
 
 def test_the_table_is_consistent() -> None:
@@ -143,10 +217,13 @@ class Run:
             assert 400 <= error.status < 500, (name, body)
             self.called.setdefault(name, f"{error.status} {error.code}")
             return None
+        op = table_row(name)
         if name == "sandbox.webhook_public_key":
             assert isinstance(result, str) and "BEGIN PUBLIC KEY" in result
-        else:
-            assert result is None or isinstance(result, dict), (name, result)
+        elif op.response_model is None:
+            assert result is None, (name, result)
+        else:  # read into its model; the api fixture holds every answer to it exactly
+            assert isinstance(result, BaseModel), (name, result)
         self.called.setdefault(name, "ok")
         return result
 
@@ -163,42 +240,42 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("customers.create", body={"customerType": "NOBODY"})
     customer = Customer(api, server.mail_dir)
     run("internal_accounts.list", customerId=customer.id)
-    usd = customer.accounts["USD"]["id"]
+    usd = customer.accounts["USD"].id
     run("sandbox.fund", usd, body={"amount": 100_00})
     run("sandbox.fund", customer.wallet, body={"amount": 30_000_000})
     bank = bank_account(api, customer.id)
     run("external_accounts.create_for_customer", body={"customerId": customer.id})
     run("external_accounts.list_for_customer")
-    run("external_accounts.get_for_customer", bank["id"])
+    run("external_accounts.get_for_customer", bank.id)
     run("external_accounts.create_for_platform", body={"currency": "USD"})
     run("external_accounts.list_for_platform")
     run("external_accounts.get_for_platform", missing)
-    out = run("transfers.transfer_out", body=_move(usd, bank["id"]))
-    run("transfers.transfer_in", body=_move(bank["id"], usd))
+    out = run("transfers.transfer_out", body=_move(usd, bank.id))
+    run("transfers.transfer_in", body=_move(bank.id, usd))
     run("transactions.list", customerId=customer.id)
-    run("transactions.get", out["id"])
-    run("transactions.approve", out["id"], body={})
+    run("transactions.get", out.id)
+    run("transactions.approve", out.id, body={})
     run("quotes.lookup_uma", "$success.usd@sandbox.test", customerId=customer.id)
-    run("quotes.lookup_external_account", bank["id"], customerId=customer.id)
+    run("quotes.lookup_external_account", bank.id, customerId=customer.id)
     wallet_quote = {
         "source": {"sourceType": "ACCOUNT", "accountId": customer.wallet},
-        "destination": {"destinationType": "ACCOUNT", "accountId": bank["id"]},
+        "destination": {"destinationType": "ACCOUNT", "accountId": bank.id},
         "lockedCurrencySide": "RECEIVING",
         "lockedCurrencyAmount": 1_00,
     }
     quote = run("quotes.create", body=wallet_quote)
-    run("quotes.get", quote["id"])
+    run("quotes.get", quote.id)
     # The auth group and wallet export, with a session of the wallet.
     run("auth.create_credential", body={"type": "EMAIL_OTP"})
     session = api.login_email_otp(customer.wallet, otp="000000")
-    credential_id = run("auth.list_credentials", accountId=customer.wallet)["data"][0]["id"]
+    credential_id = run("auth.list_credentials", accountId=customer.wallet).data[0].id
     run("auth.challenge", credential_id)
     run(
         "auth.verify", credential_id, body={"type": "EMAIL_OTP", "otp": "1", "clientPublicKey": KEY}
     )
     run("auth.list_sessions", accountId=customer.wallet)
     run("internal_accounts.export", customer.wallet, body={"clientPublicKey": KEY}, session=session)
-    run("quotes.execute", quote["id"], session=session)
+    run("quotes.execute", quote.id, session=session)
     run("auth.revoke_credential", credential_id, session=session)
     run("auth.revoke_session", session.id, session=session)
     # Invitations and verifications.
@@ -207,7 +284,7 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("invitations.claim", "NOCODE", body={"inviteeUma": "$b@x.test"})
     run("invitations.cancel", "NOCODE")
     verification = run("verifications.create", body={"customerId": customer.id})
-    run("verifications.get", verification["id"])
+    run("verifications.get", verification.id)
     # The sandbox's other simulations.
     run("sandbox.send", body={"quoteId": missing, "currencyCode": "USD"})
     uma = {
@@ -227,7 +304,7 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     created = run(
         "agents.create", body={"name": "Bot", "customerId": customer.id, "policy": policy}
     )
-    agent_id, code = created["agent"]["id"], created["deviceCode"]["code"]
+    agent_id, code = created.agent.id, created.deviceCode.code
     run("agents.list", customerId=customer.id)
     run("agents.get", agent_id)
     run("agents.update", agent_id, body={"name": "Bot 2"})
@@ -235,21 +312,21 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("agents.device_code_status", code)
     redeemed = run("agents.redeem_device_code", code)
     run("agents.regenerate_device_code", agent_id)
-    agent = api.with_agent_token(redeemed["accessToken"])
+    agent = api.with_agent_token(redeemed.accessToken)
     try:
         run("agent.me", by=agent)
         mine = run("agent.create_quote", body=wallet_quote, by=agent)
-        run("agent.get_quote", mine["id"], by=agent)
-        run("agent.execute_quote", mine["id"], by=agent)
-        moved = run("agent.transfer_in", body=_move(bank["id"], usd), by=agent)
-        run("agent.transfer_out", body=_move(usd, bank["id"]), by=agent)
+        run("agent.get_quote", mine.id, by=agent)
+        run("agent.execute_quote", mine.id, by=agent)
+        moved = run("agent.transfer_in", body=_move(bank.id, usd), by=agent)
+        run("agent.transfer_out", body=_move(usd, bank.id), by=agent)
         run("agent.list_actions", by=agent)
-        run("agent.get_action", moved["id"], by=agent)
+        run("agent.get_action", moved.id, by=agent)
         run("agent.list_transactions", by=agent)
-        run("agent.get_transaction", out["id"], by=agent)
+        run("agent.get_transaction", out.id, by=agent)
         run("agents.list_approvals", agentId=agent_id)
-        run("agents.approve_action", agent_id, moved["id"])
-        run("agents.reject_action", agent_id, moved["id"], body={"reason": "no"})
+        run("agents.approve_action", agent_id, moved.id)
+        run("agents.reject_action", agent_id, moved.id, body={"reason": "no"})
     finally:
         agent.close()
     run("agents.delete", agent_id)

@@ -123,12 +123,12 @@ def test_no_secret_is_logged_or_shown(
         quote = api.quotes.create(
             body={
                 "source": {"sourceType": "ACCOUNT", "accountId": customer.wallet},
-                "destination": {"destinationType": "ACCOUNT", "accountId": bank["id"]},
+                "destination": {"destinationType": "ACCOUNT", "accountId": bank.id},
                 "lockedCurrencySide": "RECEIVING",
                 "lockedCurrencyAmount": 1_00,
             }
         )
-        api.execute_quote(quote["id"], session=oauth)
+        api.execute_quote(quote.id, session=oauth)
         created = api.agents.create(
             body={
                 "name": "Bot",
@@ -140,7 +140,7 @@ def test_no_secret_is_logged_or_shown(
                 },
             }
         )
-        code = created["deviceCode"]["code"]
+        code = created.deviceCode.code
         api.agents.device_code_status(code)
         credentials = api.redeem_device_code(code)
         with pytest.raises(ApiError) as used:

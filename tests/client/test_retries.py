@@ -55,19 +55,19 @@ def test_a_transfer_retried_through_429_and_a_lost_answer_happens_once(
     api: Any, flaky: Any, proxy: Proxy, server: SandboxServer, events: list[RequestEvent]
 ) -> None:
     customer = Customer(api, server.mail_dir)
-    usd = customer.accounts["USD"]["id"]
+    usd = customer.accounts["USD"].id
     api.sandbox.fund(usd, body={"amount": 100_00})
     bank = bank_account(api, customer.id)
     # 429 (not forwarded), then forwarded but its answer replaced by 503, then passed through.
     proxy.script("POST", "/transfer-out", "429:1", "forward-503", "pass")
-    body = {"source": {"accountId": usd}, "destination": {"accountId": bank["id"]}, "amount": 25_00}
+    body = {"source": {"accountId": usd}, "destination": {"accountId": bank.id}, "amount": 25_00}
     transfer = flaky.transfers.transfer_out(body=body)
     # The service acted once: the third try got the second's stored answer.
-    assert settled(api, transfer["id"])["status"] == "COMPLETED"
+    assert settled(api, transfer.id).status == "COMPLETED"
     transactions = list(api.transactions.list.items(customerId=customer.id))
-    assert [t["id"] for t in transactions if t["type"] == "OUTGOING"] == [transfer["id"]]
-    balance = api.internal_accounts.list(customerId=customer.id, currency="USD")["data"][0]
-    assert balance["balance"]["amount"] == 75_00
+    assert [t.id for t in transactions if t.type == "OUTGOING"] == [transfer.id]
+    balance = api.internal_accounts.list(customerId=customer.id, currency="USD").data[0]
+    assert balance.balance.amount == 75_00
     seen = proxy.requests("POST", "/transfer-out")
     assert [s.action for s in seen] == ["429:1", "forward-503", "pass"]
     (key,) = _keys(seen)
@@ -76,33 +76,38 @@ def test_a_transfer_retried_through_429_and_a_lost_answer_happens_once(
     assert next(e.retry_in for e in events if e.operation == "transfers.transfer_out") == 1.0
 
 
+@pytest.mark.parametrize("first", ["forward-503", "forward-drop"])
 def test_a_quote_execution_retried_after_lost_answers_executes_once(
-    api: Any, flaky: Any, proxy: Proxy, server: SandboxServer
+    api: Any, flaky: Any, proxy: Proxy, server: SandboxServer, first: str
 ) -> None:
+    """The first try commits (forwarded), its answer is lost (a 503 in its place, or none),
+    so is the second's (a 504): the third gets the first's stored answer; one execution."""
     customer = Customer(api, server.mail_dir)
     api.sandbox.fund(customer.wallet, body={"amount": 30_000_000})
     bank = bank_account(api, customer.id)
     quote = api.quotes.create(
         body={
             "source": {"sourceType": "ACCOUNT", "accountId": customer.wallet},
-            "destination": {"destinationType": "ACCOUNT", "accountId": bank["id"]},
+            "destination": {"destinationType": "ACCOUNT", "accountId": bank.id},
             "lockedCurrencySide": "RECEIVING",
             "lockedCurrencyAmount": 10_00,
         }
     )
     session = api.login_email_otp(customer.wallet, read_otp=customer.read_otp)
-    path = f"/quotes/{quote['id']}/execute"
-    proxy.script("POST", path, "forward-drop", "forward-504", "pass")
-    executed = flaky.execute_quote(quote["id"], session=session)
-    assert executed["transactionId"]
-    wallet = api.internal_accounts.list(customerId=customer.id, type="EMBEDDED_WALLET")["data"][0]
-    assert wallet["balance"]["amount"] == 30_000_000 - quote["totalSendingAmount"]
+    path = f"/quotes/{quote.id}/execute"
+    proxy.script("POST", path, first, "forward-504", "pass")
+    executed = flaky.execute_quote(quote.id, session=session)
+    assert executed.transactionId
+    wallet = api.internal_accounts.list(customerId=customer.id, type="EMBEDDED_WALLET").data[0]
+    assert wallet.balance.amount == 30_000_000 - quote.totalSendingAmount
     seen = proxy.requests("POST", path)
-    assert [s.action for s in seen] == ["forward-drop", "forward-504", "pass"]
+    assert [s.action for s in seen] == [first, "forward-504", "pass"]
+    transactions = list(api.transactions.list.items(customerId=customer.id))
+    assert [t.id for t in transactions if t.quoteId == quote.id] == [executed.transactionId]
     assert len(_keys(seen)) == 1 and None not in _keys(seen)
     assert len({s.headers["Service-Wallet-Signature"] for s in seen}) == 1
     with pytest.raises(ApiError) as again:  # a new call is a new key: the quote is spent
-        api.execute_quote(quote["id"], session=session)
+        api.execute_quote(quote.id, session=session)
     assert again.value.code == "QUOTE_ALREADY_EXECUTED"
 
 
@@ -111,7 +116,7 @@ def test_a_given_idempotency_key_is_sent_and_kept(
 ) -> None:
     customer = Customer(api, server.mail_dir)
     body = {
-        "source": {"sourceType": "ACCOUNT", "accountId": customer.accounts["USD"]["id"]},
+        "source": {"sourceType": "ACCOUNT", "accountId": customer.accounts["USD"].id},
         "destination": {"destinationType": "ACCOUNT", "accountId": customer.wallet},
         "lockedCurrencySide": "RECEIVING",
         "lockedCurrencyAmount": 1_000_000,
@@ -131,7 +136,7 @@ def test_a_given_idempotency_key_is_sent_and_kept(
 
 def test_retry_after_as_an_http_date(flaky: Any, proxy: Proxy, events: list[RequestEvent]) -> None:
     proxy.script("GET", "/config", "503-date:2", "pass")
-    assert "supportedCurrencies" in flaky.config.get()
+    assert flaky.config.get().supportedCurrencies
     (waited,) = [e.retry_in for e in events if e.retry_in is not None]
     assert 0 < waited <= 2
 

@@ -22,10 +22,11 @@ from embedded_wallet_crypto.client import (
     WalletSession,
     parse_retry_after,
 )
-from embedded_wallet_crypto.client._flows import decode
+from embedded_wallet_crypto.client._answers import read_answer
 from embedded_wallet_crypto.client._operations import Operation, operation
 from embedded_wallet_crypto.client._webhooks import verify_event
-from embedded_wallet_crypto.client._wire import Reply
+from embedded_wallet_crypto.sandbox.models.wallet import SignedRequestChallengeOut
+from pydantic import BaseModel, Field
 
 BASE = "https://api.example.com/2025-10-13"
 
@@ -146,24 +147,29 @@ def test_paths_are_rendered_and_secrets_known() -> None:
     assert operation("quotes.get").secret_values(("Quote:1",)) == ()
 
 
-def test_the_response_model_slot() -> None:
-    class Model:
-        def __init__(self, data: dict[str, Any]) -> None:
-            self.data = data
-
-        @classmethod
-        def model_validate(cls, data: Any) -> Model:
-            return cls({"validated": data})
+def test_an_answer_is_read_into_its_model() -> None:
+    class Thing(BaseModel):
+        id: str
+        secret: str = Field(repr=False)
 
     plain = Operation("x", "get", "GET", "/x", "getX", True)
-    with_model = Operation("x", "get", "GET", "/x", "getX", True, response_model=Model)
-    with_callable = Operation("x", "get", "GET", "/x", "getX", True, response_model=dict)
-    reply = Reply(200, {}, {"id": "1"})
-    assert decode(plain, reply) == {"id": "1"}
-    assert decode(with_model, reply).data == {"validated": {"id": "1"}}
-    assert decode(with_callable, reply) == {"id": "1"}
-    assert decode(with_model, Reply(204, {}, None)) is None
-    assert decode(with_model, Reply(202, {}, {"requestId": "r"})) == {"requestId": "r"}
+    typed = Operation("x", "get", "GET", "/x", "getX", True, response_model=Thing)
+    signed = Operation(
+        "x", "make", "POST", "/x", "makeX", False, signing="retry", response_model=Thing
+    )
+    assert read_answer(plain, 200, {"id": "1"}) == {"id": "1"}
+    assert read_answer(typed, 200, {"id": "1", "secret": "s"}) == Thing(id="1", secret="s")
+    assert read_answer(typed, 204, None) is None
+    challenge = {"payloadToSign": "{}", "requestId": "r", "expiresAt": "2025-01-01T00:00:00Z"}
+    assert isinstance(read_answer(signed, 202, challenge), SignedRequestChallengeOut)
+    assert read_answer(typed, 202, {"requestId": "r"}) == {"requestId": "r"}  # not retry-signed
+    with pytest.raises(ClientError) as wrong:
+        read_answer(typed, 200, {"id": 5, "secret": "hunter2-secret"})
+    assert wrong.value.code == "RESPONSE_INVALID"
+    assert "id: string_type" in str(wrong.value) and "secret: missing" not in str(wrong.value)
+    assert "hunter2" not in str(wrong.value)  # where and what only, never a value
+    with pytest.raises(ClientError, match="secret: missing"):
+        read_answer(typed, 200, {"id": "1"})
 
 
 def test_results_never_show_their_secrets() -> None:
@@ -286,22 +292,26 @@ def test_the_async_client_sends_the_same() -> None:
     def record(request: httpx.Request) -> httpx.Response:
         sent.append(request)
         return httpx.Response(
-            200, json={"data": [{"n": 1}], "hasMore": len(sent) < 2, "nextCursor": f"c{len(sent)}"}
+            200, json={"data": [], "hasMore": len(sent) < 2, "nextCursor": f"c{len(sent)}"}
         )
 
     async def main() -> list[Any]:
         async with AsyncClient(
             BASE, platform_credentials=("id", "s"), transport=httpx.MockTransport(record)
         ) as api:
-            return [item async for item in api.transactions.list.items(limit=1)]
+            return [page async for page in api.transactions.list.pages(limit=1)]
 
-    assert asyncio.run(main()) == [{"n": 1}, {"n": 1}]
+    pages = asyncio.run(main())
+    assert [(type(p).__name__, p.hasMore) for p in pages] == [
+        ("TransactionList", True),
+        ("TransactionList", False),
+    ]
     assert [request.url.params.get("cursor") for request in sent] == [None, "c1"]
 
 
 def test_a_list_that_never_ends_is_refused() -> None:
     def same(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={"data": [1], "hasMore": True, "nextCursor": "again"})
+        return httpx.Response(200, json={"data": [], "hasMore": True, "nextCursor": "again"})
 
     seen = []
     with pytest.raises(ClientError) as stuck:

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 import httpx
 
 from ..keys import KeyPair
+from ..sandbox.models.quotes import QuoteOut
+from ..sandbox.models.wallet import AuthMethodWithBundle
 from ._base import ClientBase
 from ._flows import (
     Effect,
@@ -21,6 +23,22 @@ from ._flows import (
     operation_flow,
     redeem_flow,
     webhook_key_flow,
+)
+from ._group_types import (
+    ASYNC_GROUPS,
+    AsyncAgentOperations,
+    AsyncAgentsOperations,
+    AsyncAuthOperations,
+    AsyncConfigOperations,
+    AsyncCustomersOperations,
+    AsyncExternalAccountsOperations,
+    AsyncInternalAccountsOperations,
+    AsyncInvitationsOperations,
+    AsyncQuotesOperations,
+    AsyncSandboxOperations,
+    AsyncTransactionsOperations,
+    AsyncTransfersOperations,
+    AsyncVerificationsOperations,
 )
 from ._groups import AsyncGroup, with_agent
 from ._login import (
@@ -77,24 +95,24 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     table of them is :data:`OPERATIONS`.
     """
 
-    config: AsyncGroup
-    customers: AsyncGroup
-    internal_accounts: AsyncGroup
-    external_accounts: AsyncGroup
-    transfers: AsyncGroup
-    quotes: AsyncGroup
-    transactions: AsyncGroup
-    invitations: AsyncGroup
-    verifications: AsyncGroup
-    auth: AsyncGroup
-    agents: AsyncGroup
-    agent: AsyncGroup
-    sandbox: AsyncGroup
+    config: AsyncConfigOperations
+    customers: AsyncCustomersOperations
+    internal_accounts: AsyncInternalAccountsOperations
+    external_accounts: AsyncExternalAccountsOperations
+    transfers: AsyncTransfersOperations
+    quotes: AsyncQuotesOperations
+    transactions: AsyncTransactionsOperations
+    invitations: AsyncInvitationsOperations
+    verifications: AsyncVerificationsOperations
+    auth: AsyncAuthOperations
+    agents: AsyncAgentsOperations
+    agent: AsyncAgentOperations
+    sandbox: AsyncSandboxOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]
         for group in GROUPS:
-            setattr(self, group, AsyncGroup(self, group))
+            setattr(self, group, ASYNC_GROUPS.get(group, AsyncGroup)(self, group))
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -233,7 +251,7 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
         rp_id: str | None = None,
         origin: str | None = None,
         session: WalletSession | Any = None,
-    ) -> dict[str, Any]:
+    ) -> AuthMethodWithBundle:
         """Create the account's PASSKEY credential (a signed retry with ``session`` when the
         account has a credential already); returns the AuthMethod."""
         flow = register_passkey_flow(
@@ -243,14 +261,15 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
             party=relying_party(self._settings, rp_id, origin),
             session=session,
         )
-        return await self._run(flow)
+        return AuthMethodWithBundle.model_validate(await self._run(flow))
 
     async def add_credential(
         self, account_id: str, body: dict[str, Any], *, session: WalletSession | Any
-    ) -> dict[str, Any]:
+    ) -> AuthMethodWithBundle:
         """Add a credential (``body``: its type's fields; ``accountId`` is set) by signed
         retry with ``session``; returns the AuthMethod."""
-        return await self._run(add_credential_flow(account_id, body, session))
+        flow = add_credential_flow(account_id, body, session)
+        return AuthMethodWithBundle.model_validate(await self._run(flow))
 
     async def revoke_credential(self, credential_id: str, *, session: WalletSession | Any) -> None:
         """Revoke a credential by signed retry (a session of another credential)."""
@@ -275,13 +294,14 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
         *,
         session: WalletSession | Any = None,
         idempotency_key: str | None = None,
-    ) -> Any:
+    ) -> QuoteOut:
         """Execute a quote; from an embedded wallet, ``session`` stamps the quote's
         ``payloadToSign``. The Idempotency-Key (given, or made once) is the same on every
         try, so a retried execution executes once."""
         op = operation("quotes.execute")
         flow = operation_flow(op, (quote_id,), idempotency_key=idempotency_key, session=session)
-        return await self._run(flow)
+        executed: QuoteOut = await self._run(flow)
+        return executed
 
     async def redeem_device_code(self, code: str) -> AgentCredentials:
         """Redeem an agent's device code (once) for its access token."""

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from ..export import PRODUCTION_SIGNER_PUBLIC_KEY, check_mnemonic, open_export_bundle, raw_key_hex
 from ..keys import KeyPair
 from ..stamps import check_payload_binding, create_stamp
+from ._answers import read_answer
 from ._errors import ClientError
 from ._operations import Operation, operation
 from ._results import AgentCredentials, ExportedWallet, Signer, WalletSession
@@ -154,15 +155,6 @@ def payload_signed(call: Call, args: tuple[object, ...], signer: Signer) -> Flow
     return reply
 
 
-def decode(op: Operation, reply: Reply) -> Any:
-    """The answer as the caller gets it: None (no body), the parsed JSON, or the operation's
-    ``response_model`` applied to it."""
-    if reply.data is None or op.response_model is None or reply.status == 202:
-        return reply.data
-    validate = getattr(op.response_model, "model_validate", None)
-    return validate(reply.data) if callable(validate) else op.response_model(reply.data)
-
-
 def operation_flow(
     op: Operation,
     args: tuple[object, ...],
@@ -190,7 +182,7 @@ def operation_flow(
             bound = body.get(op.binds_key) if op.binds_key and isinstance(body, Mapping) else None
             bound_key = bound if isinstance(bound, str) else None
             reply = yield from signed_retry(call, reply, signer, bound_key=bound_key)
-    return decode(op, reply)
+    return read_answer(op, reply.status, reply.data)
 
 
 # --- wallet export -----------------------------------------------------------------------
@@ -245,8 +237,8 @@ def export_flow(config: ClientConfig, account_id: str, session: object) -> Flow[
 
 def redeem_flow(code: str) -> Flow[AgentCredentials]:
     """Redeem a device code (no credentials: the code is the proof)."""
-    body = yield from operation_flow(operation("agents.redeem_device_code"), (code,))
-    return AgentCredentials.from_body(body)
+    reply: Reply = yield make_call(operation("agents.redeem_device_code"), (code,))
+    return AgentCredentials.from_body(reply.data)
 
 
 def webhook_key_flow() -> Flow[str]:

@@ -8,13 +8,22 @@ import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
+from ._answers import page_field
 from ._errors import ClientError
 from ._flows import Flow, operation_flow
 from ._operations import Operation, operations_of
 from ._results import AgentCredentials
 from ._wire import ClientConfig, bearer
 
-__all__ = ["AsyncGroup", "AsyncOperation", "SyncGroup", "SyncOperation", "with_agent"]
+__all__ = [
+    "AsyncGroup",
+    "AsyncListOperation",
+    "AsyncOperation",
+    "SyncGroup",
+    "SyncListOperation",
+    "SyncOperation",
+    "with_agent",
+]
 
 T = TypeVar("T")
 
@@ -37,12 +46,13 @@ def query(params: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict
 
 
 def _page_data(op: Operation, page: Any) -> list[Any]:
-    if not isinstance(page, dict) or not isinstance(page.get("data"), list):
+    data = page_field(page, "data")
+    if not isinstance(data, list):
         raise ClientError(
             f"{op.qualified_name} answered a page that is not a list envelope",
             "RESPONSE_INVALID",
         )
-    return list(page["data"])
+    return list(data)
 
 
 def next_cursor(op: Operation, page: Any, cursor: Any) -> str | None:
@@ -53,9 +63,9 @@ def next_cursor(op: Operation, page: Any, cursor: Any) -> str | None:
             one that says there is more without a new cursor (it would loop forever).
     """
     _page_data(op, page)
-    if not page.get("hasMore"):
+    if not page_field(page, "hasMore"):
         return None
-    following = page.get("nextCursor")
+    following = page_field(page, "nextCursor")
     if not isinstance(following, str) or not following or following == cursor:
         raise ClientError(
             f"{op.qualified_name} says hasMore without a new nextCursor", "RESPONSE_INVALID"
@@ -69,17 +79,23 @@ def with_agent(settings: ClientConfig, agent_token: str | AgentCredentials) -> C
     return dataclasses.replace(settings, agent_authorization=bearer(token))
 
 
+ClientT = TypeVar("ClientT")
+#: What an operation returns (its row's ``response_model``).
 R = TypeVar("R")
+#: A list operation's page and item.
+PageT = TypeVar("PageT")
+ItemT = TypeVar("ItemT")
 
 
-class _Bound(Generic[R]):
+class _Bound(Generic[ClientT]):
     """One operation of the table, bound to a client: call it with the path arguments in
     the template's order, then ``body=``, ``params=`` (or query parameters as keywords),
     ``headers=``, ``idempotency_key=`` and, for a signed operation, ``session=``. It
-    returns the parsed JSON (None for an empty answer; a 202 challenge as it is when no
-    ``session=`` was given)."""
+    returns the answer read into the operation's model (the service's own; None for an
+    empty answer; a retry-signed operation's 202 as a ``SignedRequestChallengeOut`` when no
+    ``session=`` was given). A list operation also has ``pages`` and ``items``."""
 
-    def __init__(self, client: R, op: Operation) -> None:
+    def __init__(self, client: ClientT, op: Operation) -> None:
         self._client = client
         self.operation = op
 
@@ -107,13 +123,8 @@ class _Bound(Generic[R]):
             session=session,
         )
 
-    def _first_page(self, params: Mapping[str, Any] | None, keywords: Any) -> dict[str, Any]:
-        if not self.operation.paginated:
-            raise TypeError(f"{self.operation.qualified_name} is not a paginated list")
-        return dict(query(params, keywords) or {})
 
-
-class SyncOperation(_Bound[_SyncRunner]):
+class SyncOperation(_Bound[_SyncRunner], Generic[R]):
     __doc__ = _Bound.__doc__
 
     def __call__(
@@ -125,23 +136,24 @@ class SyncOperation(_Bound[_SyncRunner]):
         idempotency_key: str | None = None,
         session: Any = None,
         **query_params: Any,
-    ) -> Any:
+    ) -> R:
         flow = self._flow(args, body, params, query_params, headers, idempotency_key, session)
-        return self._client._run(flow)
+        result: R = self._client._run(flow)
+        return result
+
+
+class SyncListOperation(SyncOperation[PageT], Generic[PageT, ItemT]):
+    """A list operation (a page of ``{data, hasMore, nextCursor}``), with its pages and items."""
 
     def pages(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
-    ) -> Iterator[dict[str, Any]]:
-        """Every page of a list, following ``nextCursor`` while ``hasMore``.
+    ) -> Iterator[PageT]:
+        """Every page of the list, following ``nextCursor`` while ``hasMore``."""
+        return self._pages(args, dict(query(params, query_params) or {}))
 
-        Raises:
-            TypeError: at once, for an operation that is not a paginated list.
-        """
-        return self._pages(args, self._first_page(params, query_params))
-
-    def _pages(self, args: tuple[str, ...], merged: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def _pages(self, args: tuple[str, ...], merged: dict[str, Any]) -> Iterator[PageT]:
         while True:
-            page: dict[str, Any] = self(*args, params=merged)
+            page = self(*args, params=merged)
             yield page
             cursor = next_cursor(self.operation, page, merged.get("cursor"))
             if cursor is None:
@@ -150,13 +162,13 @@ class SyncOperation(_Bound[_SyncRunner]):
 
     def items(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
-    ) -> Iterator[Any]:
-        """Every item of a list (the ``data`` of each page), page after page."""
+    ) -> Iterator[ItemT]:
+        """Every item of the list (the ``data`` of each page), page after page."""
         pages = self.pages(*args, params=params, **query_params)
         return (item for page in pages for item in _page_data(self.operation, page))
 
 
-class AsyncOperation(_Bound[_AsyncRunner]):
+class AsyncOperation(_Bound[_AsyncRunner], Generic[R]):
     __doc__ = _Bound.__doc__
 
     async def __call__(
@@ -168,25 +180,24 @@ class AsyncOperation(_Bound[_AsyncRunner]):
         idempotency_key: str | None = None,
         session: Any = None,
         **query_params: Any,
-    ) -> Any:
+    ) -> R:
         flow = self._flow(args, body, params, query_params, headers, idempotency_key, session)
-        return await self._client._run(flow)
+        result: R = await self._client._run(flow)
+        return result
+
+
+class AsyncListOperation(AsyncOperation[PageT], Generic[PageT, ItemT]):
+    """A list operation of an AsyncClient: ``async for`` over its pages and items."""
 
     def pages(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
-    ) -> AsyncIterator[dict[str, Any]]:
-        """Every page of a list (``async for``), following ``nextCursor`` while ``hasMore``.
+    ) -> AsyncIterator[PageT]:
+        """Every page of the list (``async for``), following ``nextCursor`` while ``hasMore``."""
+        return self._pages(args, dict(query(params, query_params) or {}))
 
-        Raises:
-            TypeError: at once, for an operation that is not a paginated list.
-        """
-        return self._pages(args, self._first_page(params, query_params))
-
-    async def _pages(
-        self, args: tuple[str, ...], merged: dict[str, Any]
-    ) -> AsyncIterator[dict[str, Any]]:
+    async def _pages(self, args: tuple[str, ...], merged: dict[str, Any]) -> AsyncIterator[PageT]:
         while True:
-            page: dict[str, Any] = await self(*args, params=merged)
+            page = await self(*args, params=merged)
             yield page
             cursor = next_cursor(self.operation, page, merged.get("cursor"))
             if cursor is None:
@@ -195,33 +206,35 @@ class AsyncOperation(_Bound[_AsyncRunner]):
 
     def items(
         self, *args: str, params: Mapping[str, Any] | None = None, **query_params: Any
-    ) -> AsyncIterator[Any]:
-        """Every item of a list (``async for``: the ``data`` of each page), page after page."""
+    ) -> AsyncIterator[ItemT]:
+        """Every item of the list (``async for``: the ``data`` of each page), page after page."""
         return self._items(self.pages(*args, params=params, **query_params))
 
-    async def _items(self, pages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[Any]:
+    async def _items(self, pages: AsyncIterator[PageT]) -> AsyncIterator[ItemT]:
         async for page in pages:
             for item in _page_data(self.operation, page):
                 yield item
 
 
-Op = TypeVar("Op", SyncOperation, AsyncOperation)
+Op = TypeVar("Op", SyncOperation[Any], AsyncOperation[Any])
 
 
 class _Group(Generic[Op]):
     """The operations of one group of the published document (``client.quotes``)."""
 
     _kind: type[Op]
+    _list_kind: type[Op]
 
     def __init__(self, client: Any, group: str) -> None:
         self._name = group
         self._operations: dict[str, Op] = {
-            op.name: self._kind(client, op) for op in operations_of(group)
+            op.name: (self._list_kind if op.paginated else self._kind)(client, op)
+            for op in operations_of(group)
         }
 
-    def __getattr__(self, name: str) -> Op:
+    def __getattr__(self, name: str) -> Any:
         try:
-            return self.__dict__["_operations"][name]  # type: ignore[no-any-return]
+            return self.__dict__["_operations"][name]
         except KeyError:
             raise AttributeError(f"the group {self._name!r} has no operation {name!r}") from None
 
@@ -232,11 +245,13 @@ class _Group(Generic[Op]):
         return f"<group {self._name}: {', '.join(self._operations)}>"
 
 
-class SyncGroup(_Group[SyncOperation]):
+class SyncGroup(_Group[SyncOperation[Any]]):
     __doc__ = _Group.__doc__
     _kind = SyncOperation
+    _list_kind = SyncListOperation
 
 
-class AsyncGroup(_Group[AsyncOperation]):
+class AsyncGroup(_Group[AsyncOperation[Any]]):
     __doc__ = _Group.__doc__
     _kind = AsyncOperation
+    _list_kind = AsyncListOperation

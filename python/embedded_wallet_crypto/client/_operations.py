@@ -10,7 +10,8 @@ generates once per call and reuses across its retries. The options say who authe
 (``retry``: the 202 signed retry; ``payload``: a ``Service-Wallet-Signature`` over the
 ``payloadToSign`` of the resource ``payload_from`` reads), whether it lists pages, which path
 parameters are secrets (kept out of logs), which body key a signed payload must bind, and the
-model its answer is read into (None: the parsed JSON as it is).
+model its answer is read into: the service's own response model (``ewc.sandbox.models``, on
+pydantic alone), the one its routes declare, so that the two cannot drift.
 """
 
 from __future__ import annotations
@@ -20,6 +21,31 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+from ..sandbox.models.agents import (
+    AgentActionList,
+    AgentActionOut,
+    AgentCreated,
+    AgentList,
+    AgentOut,
+    DeviceCodeOut,
+    DeviceCodeStatusOut,
+    RedeemedDeviceCodeOut,
+)
+from ..sandbox.models.config import ConfigOut
+from ..sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
+from ..sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
+from ..sandbox.models.invitations import InvitationOut
+from ..sandbox.models.quotes import QuoteOut, ReceiverLookupOut
+from ..sandbox.models.transactions import TransactionList, TransactionOut
+from ..sandbox.models.verifications import VerificationOut
+from ..sandbox.models.wallet import (
+    AuthMethodList,
+    AuthMethodWithBundle,
+    CredentialChallengeOut,
+    ExportOut,
+    SessionList,
+    SessionOut,
+)
 from ._errors import ClientError
 
 __all__ = ["GROUPS", "OPERATIONS", "Operation", "operation"]
@@ -54,8 +80,9 @@ class Operation:
         binds_key: for ``retry`` signing, the body field with a key that the ``payloadToSign``
             must bind (``parameters.targetPublicKey``) before the client stamps it: an export
             is refused if it would go to another key.
-        response_model: what the answer is read into; None returns the parsed JSON. A class
-            with ``model_validate`` (pydantic) is given the JSON, any other callable too.
+        response_model: the type the answer is read into (a pydantic model, a union of
+            them, ``str``), validated by pydantic; None for an operation that answers 204.
+            A retry-signed operation's 202 is read into ``SignedRequestChallengeOut``.
     """
 
     group: str
@@ -140,66 +167,66 @@ PAGES = True
 #: Every operation the service serves; a new one is one more row.
 OPERATIONS: tuple[Operation, ...] = (
     #  group                name                       method    path                                           operationId                         idempotent
-    _("config",             "get",                     "GET",    "/config",                                     "getPlatformConfig",                True),
-    _("config",             "update",                  "PATCH",  "/config",                                     "updatePlatformConfig",             True),
-    _("customers",          "create",                  "POST",   "/customers",                                  "createCustomer",                   False),
-    _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES),
-    _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey"),
-    _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False),
-    _("external_accounts",  "list_for_customer",       "GET",    "/customers/external-accounts",                "listCustomerExternalAccounts",     True, paginated=PAGES),
-    _("external_accounts",  "get_for_customer",        "GET",    "/customers/external-accounts/{externalAccountId}", "getCustomerExternalAccountById", True),
-    _("external_accounts",  "create_for_platform",     "POST",   "/platform/external-accounts",                 "createPlatformExternalAccount",    False),
-    _("external_accounts",  "list_for_platform",       "GET",    "/platform/external-accounts",                 "listPlatformExternalAccounts",     True, paginated=PAGES),
-    _("external_accounts",  "get_for_platform",        "GET",    "/platform/external-accounts/{externalAccountId}", "getPlatformExternalAccountById", True),
-    _("transfers",          "transfer_in",             "POST",   "/transfer-in",                                "createTransferIn",                 False),
-    _("transfers",          "transfer_out",            "POST",   "/transfer-out",                               "createTransferOut",                False),
-    _("quotes",             "create",                  "POST",   "/quotes",                                     "createQuote",                      False),
-    _("quotes",             "get",                     "GET",    "/quotes/{quoteId}",                           "getQuoteById",                     True),
-    _("quotes",             "execute",                 "POST",   "/quotes/{quoteId}/execute",                   "executeQuote",                     False, signing=P, payload_from="quotes.get"),
-    _("quotes",             "lookup_uma",              "GET",    "/receiver/uma/{receiverUmaAddress}",          "lookupUma",                        True),
-    _("quotes",             "lookup_external_account", "GET",    "/receiver/external-account/{accountId}",      "lookupExternalAccount",            True),
-    _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES),
-    _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True),
-    _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False),
-    _("invitations",        "create",                  "POST",   "/invitations",                                "createInvitation",                 False),
-    _("invitations",        "get",                     "GET",    "/invitations/{invitationCode}",               "getInvitation",                    True),
-    _("invitations",        "claim",                   "POST",   "/invitations/{invitationCode}/claim",         "claimInvitation",                  False),
-    _("invitations",        "cancel",                  "POST",   "/invitations/{invitationCode}/cancel",        "cancelInvitation",                 False),
-    _("verifications",      "create",                  "POST",   "/verifications",                              "createVerification",               False),
-    _("verifications",      "get",                     "GET",    "/verifications/{verificationId}",             "getVerification",                  True),
-    _("auth",               "create_credential",       "POST",   "/auth/credentials",                           "createAuthCredential",             False, signing="retry"),
-    _("auth",               "list_credentials",        "GET",    "/auth/credentials",                           "listAuthCredentials",              True),
-    _("auth",               "challenge",               "POST",   "/auth/credentials/{id}/challenge",            "challengeAuthCredential",          False),
-    _("auth",               "verify",                  "POST",   "/auth/credentials/{id}/verify",               "verifyAuthCredential",             False, signing="retry"),
+    _("config",             "get",                     "GET",    "/config",                                     "getPlatformConfig",                True, response_model=ConfigOut),
+    _("config",             "update",                  "PATCH",  "/config",                                     "updatePlatformConfig",             True, response_model=ConfigOut),
+    _("customers",          "create",                  "POST",   "/customers",                                  "createCustomer",                   False, response_model=CustomerOut),
+    _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES, response_model=InternalAccountList),
+    _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey", response_model=ExportOut),
+    _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False, response_model=ExternalAccountOut),
+    _("external_accounts",  "list_for_customer",       "GET",    "/customers/external-accounts",                "listCustomerExternalAccounts",     True, paginated=PAGES, response_model=ExternalAccountList),
+    _("external_accounts",  "get_for_customer",        "GET",    "/customers/external-accounts/{externalAccountId}", "getCustomerExternalAccountById", True, response_model=ExternalAccountOut),
+    _("external_accounts",  "create_for_platform",     "POST",   "/platform/external-accounts",                 "createPlatformExternalAccount",    False, response_model=ExternalAccountOut),
+    _("external_accounts",  "list_for_platform",       "GET",    "/platform/external-accounts",                 "listPlatformExternalAccounts",     True, paginated=PAGES, response_model=ExternalAccountList),
+    _("external_accounts",  "get_for_platform",        "GET",    "/platform/external-accounts/{externalAccountId}", "getPlatformExternalAccountById", True, response_model=ExternalAccountOut),
+    _("transfers",          "transfer_in",             "POST",   "/transfer-in",                                "createTransferIn",                 False, response_model=TransactionOut),
+    _("transfers",          "transfer_out",            "POST",   "/transfer-out",                               "createTransferOut",                False, response_model=TransactionOut),
+    _("quotes",             "create",                  "POST",   "/quotes",                                     "createQuote",                      False, response_model=QuoteOut),
+    _("quotes",             "get",                     "GET",    "/quotes/{quoteId}",                           "getQuoteById",                     True, response_model=QuoteOut),
+    _("quotes",             "execute",                 "POST",   "/quotes/{quoteId}/execute",                   "executeQuote",                     False, signing=P, payload_from="quotes.get", response_model=QuoteOut),
+    _("quotes",             "lookup_uma",              "GET",    "/receiver/uma/{receiverUmaAddress}",          "lookupUma",                        True, response_model=ReceiverLookupOut),
+    _("quotes",             "lookup_external_account", "GET",    "/receiver/external-account/{accountId}",      "lookupExternalAccount",            True, response_model=ReceiverLookupOut),
+    _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES, response_model=TransactionList),
+    _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True, response_model=TransactionOut),
+    _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False, response_model=TransactionOut),
+    _("invitations",        "create",                  "POST",   "/invitations",                                "createInvitation",                 False, response_model=InvitationOut),
+    _("invitations",        "get",                     "GET",    "/invitations/{invitationCode}",               "getInvitation",                    True, response_model=InvitationOut),
+    _("invitations",        "claim",                   "POST",   "/invitations/{invitationCode}/claim",         "claimInvitation",                  False, response_model=InvitationOut),
+    _("invitations",        "cancel",                  "POST",   "/invitations/{invitationCode}/cancel",        "cancelInvitation",                 False, response_model=InvitationOut),
+    _("verifications",      "create",                  "POST",   "/verifications",                              "createVerification",               False, response_model=VerificationOut),
+    _("verifications",      "get",                     "GET",    "/verifications/{verificationId}",             "getVerification",                  True, response_model=VerificationOut),
+    _("auth",               "create_credential",       "POST",   "/auth/credentials",                           "createAuthCredential",             False, signing="retry", response_model=AuthMethodWithBundle),
+    _("auth",               "list_credentials",        "GET",    "/auth/credentials",                           "listAuthCredentials",              True, response_model=AuthMethodList),
+    _("auth",               "challenge",               "POST",   "/auth/credentials/{id}/challenge",            "challengeAuthCredential",          False, response_model=CredentialChallengeOut),
+    _("auth",               "verify",                  "POST",   "/auth/credentials/{id}/verify",               "verifyAuthCredential",             False, signing="retry", response_model=SessionOut),
     _("auth",               "revoke_credential",       "DELETE", "/auth/credentials/{id}",                      "revokeAuthCredential",             True, signing="retry"),
-    _("auth",               "list_sessions",           "GET",    "/auth/sessions",                              "listAuthSessions",                 True),
+    _("auth",               "list_sessions",           "GET",    "/auth/sessions",                              "listAuthSessions",                 True, response_model=SessionList),
     _("auth",               "revoke_session",          "DELETE", "/auth/sessions/{id}",                         "revokeAuthSession",                True, signing="retry"),
-    _("agents",             "create",                  "POST",   "/agents",                                     "createAgent",                      False),
-    _("agents",             "list",                    "GET",    "/agents",                                     "listAgents",                       True, paginated=PAGES),
-    _("agents",             "list_approvals",          "GET",    "/agents/approvals",                           "listAgentApprovals",               True, paginated=PAGES),
-    _("agents",             "get",                     "GET",    "/agents/{agentId}",                           "getAgentById",                     True),
-    _("agents",             "update",                  "PATCH",  "/agents/{agentId}",                           "updateAgent",                      True),
+    _("agents",             "create",                  "POST",   "/agents",                                     "createAgent",                      False, response_model=AgentCreated),
+    _("agents",             "list",                    "GET",    "/agents",                                     "listAgents",                       True, paginated=PAGES, response_model=AgentList),
+    _("agents",             "list_approvals",          "GET",    "/agents/approvals",                           "listAgentApprovals",               True, paginated=PAGES, response_model=AgentActionList),
+    _("agents",             "get",                     "GET",    "/agents/{agentId}",                           "getAgentById",                     True, response_model=AgentOut),
+    _("agents",             "update",                  "PATCH",  "/agents/{agentId}",                           "updateAgent",                      True, response_model=AgentOut),
     _("agents",             "delete",                  "DELETE", "/agents/{agentId}",                           "deleteAgent",                      True),
-    _("agents",             "update_policy",           "PATCH",  "/agents/{agentId}/policy",                    "updateAgentPolicy",                True),
-    _("agents",             "regenerate_device_code",  "POST",   "/agents/{agentId}/device-codes",              "regenerateAgentDeviceCode",        False),
-    _("agents",             "approve_action",          "POST",   "/agents/{agentId}/actions/{actionId}/approve", "approveAgentAction",              False),
-    _("agents",             "reject_action",           "POST",   "/agents/{agentId}/actions/{actionId}/reject", "rejectAgentAction",                False),
-    _("agents",             "device_code_status",      "GET",    "/agents/device-codes/{code}/status",          "getAgentDeviceCodeStatus",         True, secret_params=("code",)),
-    _("agents",             "redeem_device_code",      "POST",   "/agents/device-codes/{code}/redeem",          "redeemAgentDeviceCode",            False, auth="none", secret_params=("code",)),
-    _("agent",              "me",                      "GET",    "/agents/me",                                  "getAgentMe",                       True, auth="agent"),
-    _("agent",              "list_actions",            "GET",    "/agents/me/actions",                          "agentListActions",                 True, auth="agent", paginated=PAGES),
-    _("agent",              "get_action",              "GET",    "/agents/me/actions/{actionId}",               "agentGetAction",                   True, auth="agent"),
-    _("agent",              "create_quote",            "POST",   "/agents/me/quotes",                           "agentCreateQuote",                 False, auth="agent"),
-    _("agent",              "get_quote",               "GET",    "/agents/me/quotes/{quoteId}",                 "agentGetQuote",                    True, auth="agent"),
-    _("agent",              "execute_quote",           "POST",   "/agents/me/quotes/{quoteId}/execute",         "agentExecuteQuote",                False, auth="agent", signing=P, payload_from="agent.get_quote"),
-    _("agent",              "list_transactions",       "GET",    "/agents/me/transactions",                     "agentListTransactions",            True, auth="agent", paginated=PAGES),
-    _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent"),
-    _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent"),
-    _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent"),
-    _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False),
-    _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False),
-    _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False),
-    _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True),
+    _("agents",             "update_policy",           "PATCH",  "/agents/{agentId}/policy",                    "updateAgentPolicy",                True, response_model=AgentOut),
+    _("agents",             "regenerate_device_code",  "POST",   "/agents/{agentId}/device-codes",              "regenerateAgentDeviceCode",        False, response_model=DeviceCodeOut),
+    _("agents",             "approve_action",          "POST",   "/agents/{agentId}/actions/{actionId}/approve", "approveAgentAction",              False, response_model=AgentActionOut),
+    _("agents",             "reject_action",           "POST",   "/agents/{agentId}/actions/{actionId}/reject", "rejectAgentAction",                False, response_model=AgentActionOut),
+    _("agents",             "device_code_status",      "GET",    "/agents/device-codes/{code}/status",          "getAgentDeviceCodeStatus",         True, secret_params=("code",), response_model=DeviceCodeStatusOut),
+    _("agents",             "redeem_device_code",      "POST",   "/agents/device-codes/{code}/redeem",          "redeemAgentDeviceCode",            False, auth="none", secret_params=("code",), response_model=RedeemedDeviceCodeOut),
+    _("agent",              "me",                      "GET",    "/agents/me",                                  "getAgentMe",                       True, auth="agent", response_model=AgentOut),
+    _("agent",              "list_actions",            "GET",    "/agents/me/actions",                          "agentListActions",                 True, auth="agent", paginated=PAGES, response_model=AgentActionList),
+    _("agent",              "get_action",              "GET",    "/agents/me/actions/{actionId}",               "agentGetAction",                   True, auth="agent", response_model=AgentActionOut),
+    _("agent",              "create_quote",            "POST",   "/agents/me/quotes",                           "agentCreateQuote",                 False, auth="agent", response_model=QuoteOut),
+    _("agent",              "get_quote",               "GET",    "/agents/me/quotes/{quoteId}",                 "agentGetQuote",                    True, auth="agent", response_model=QuoteOut),
+    _("agent",              "execute_quote",           "POST",   "/agents/me/quotes/{quoteId}/execute",         "agentExecuteQuote",                False, auth="agent", signing=P, payload_from="agent.get_quote", response_model=AgentActionOut),
+    _("agent",              "list_transactions",       "GET",    "/agents/me/transactions",                     "agentListTransactions",            True, auth="agent", paginated=PAGES, response_model=TransactionList),
+    _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent", response_model=TransactionOut),
+    _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent", response_model=AgentActionOut),
+    _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent", response_model=AgentActionOut),
+    _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False, response_model=InternalAccountOut),
+    _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False, response_model=TransactionOut),
+    _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False, response_model=TransactionOut),
+    _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True, response_model=str),
 )
 # fmt: on
 del _, P, PAGES

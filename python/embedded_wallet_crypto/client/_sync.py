@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 import httpx
 
 from ..keys import KeyPair
+from ..sandbox.models.quotes import QuoteOut
+from ..sandbox.models.wallet import AuthMethodWithBundle
 from ._base import ClientBase
 from ._flows import (
     Effect,
@@ -19,6 +21,22 @@ from ._flows import (
     operation_flow,
     redeem_flow,
     webhook_key_flow,
+)
+from ._group_types import (
+    SYNC_GROUPS,
+    AgentOperations,
+    AgentsOperations,
+    AuthOperations,
+    ConfigOperations,
+    CustomersOperations,
+    ExternalAccountsOperations,
+    InternalAccountsOperations,
+    InvitationsOperations,
+    QuotesOperations,
+    SandboxOperations,
+    TransactionsOperations,
+    TransfersOperations,
+    VerificationsOperations,
 )
 from ._groups import SyncGroup, with_agent
 from ._login import (
@@ -72,24 +90,24 @@ class Client(ClientBase[httpx.BaseTransport]):
     table of them is :data:`OPERATIONS`.
     """
 
-    config: SyncGroup
-    customers: SyncGroup
-    internal_accounts: SyncGroup
-    external_accounts: SyncGroup
-    transfers: SyncGroup
-    quotes: SyncGroup
-    transactions: SyncGroup
-    invitations: SyncGroup
-    verifications: SyncGroup
-    auth: SyncGroup
-    agents: SyncGroup
-    agent: SyncGroup
-    sandbox: SyncGroup
+    config: ConfigOperations
+    customers: CustomersOperations
+    internal_accounts: InternalAccountsOperations
+    external_accounts: ExternalAccountsOperations
+    transfers: TransfersOperations
+    quotes: QuotesOperations
+    transactions: TransactionsOperations
+    invitations: InvitationsOperations
+    verifications: VerificationsOperations
+    auth: AuthOperations
+    agents: AgentsOperations
+    agent: AgentOperations
+    sandbox: SandboxOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]
         for group in GROUPS:
-            setattr(self, group, SyncGroup(self, group))
+            setattr(self, group, SYNC_GROUPS.get(group, SyncGroup)(self, group))
 
     def close(self) -> None:
         self._http.close()
@@ -233,7 +251,7 @@ class Client(ClientBase[httpx.BaseTransport]):
         rp_id: str | None = None,
         origin: str | None = None,
         session: WalletSession | Any = None,
-    ) -> dict[str, Any]:
+    ) -> AuthMethodWithBundle:
         """Create the account's PASSKEY credential (a signed retry with ``session`` when the
         account has a credential already); returns the AuthMethod."""
         flow = register_passkey_flow(
@@ -243,14 +261,15 @@ class Client(ClientBase[httpx.BaseTransport]):
             party=relying_party(self._settings, rp_id, origin),
             session=session,
         )
-        return self._run(flow)
+        return AuthMethodWithBundle.model_validate(self._run(flow))
 
     def add_credential(
         self, account_id: str, body: dict[str, Any], *, session: WalletSession | Any
-    ) -> dict[str, Any]:
+    ) -> AuthMethodWithBundle:
         """Add a credential (``body``: its type's fields; ``accountId`` is set) by signed
         retry with ``session``; returns the AuthMethod."""
-        return self._run(add_credential_flow(account_id, body, session))
+        flow = add_credential_flow(account_id, body, session)
+        return AuthMethodWithBundle.model_validate(self._run(flow))
 
     def revoke_credential(self, credential_id: str, *, session: WalletSession | Any) -> None:
         """Revoke a credential by signed retry (a session of another credential)."""
@@ -273,13 +292,14 @@ class Client(ClientBase[httpx.BaseTransport]):
         *,
         session: WalletSession | Any = None,
         idempotency_key: str | None = None,
-    ) -> Any:
+    ) -> QuoteOut:
         """Execute a quote; from an embedded wallet, ``session`` stamps the quote's
         ``payloadToSign``. The Idempotency-Key (given, or made once) is the same on every
         try, so a retried execution executes once."""
         op = operation("quotes.execute")
         flow = operation_flow(op, (quote_id,), idempotency_key=idempotency_key, session=session)
-        return self._run(flow)
+        executed: QuoteOut = self._run(flow)
+        return executed
 
     def redeem_device_code(self, code: str) -> AgentCredentials:
         """Redeem an agent's device code (once) for its access token."""

@@ -14,8 +14,10 @@ from ..deps import Db, Keyed, Me, Paging, Signed, Svc
 from ..domain import quotes, transaction_queries
 from ..domain.agents import decisions, registry, submissions
 from ..domain.transactions import transaction_body
+from ..models.agents import AgentActionList, AgentActionOut, AgentOut
 from ..models.common import ErrorOut, SortOrder
-from ..models.quotes import QuoteCreate
+from ..models.quotes import QuoteCreate, QuoteOut
+from ..models.transactions import TransactionList, TransactionOut
 from ..models.transfers import TransferIn, TransferOut
 from .common import IDEMPOTENCY_RESPONSES, PathId, Sort, answer, error_responses, idempotent
 from .transactions import Filters
@@ -35,13 +37,13 @@ _TRANSFER_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/agents/me")
+@router.get("/agents/me", response_model=AgentOut)
 def get_me(agent: Me, db: Db, services: Svc) -> JSONResponse:
     """The agent of the access token: its profile, policy and usage."""
     return answer(db, registry.agent_body(db, agent, services.clock.now()))
 
 
-@router.get("/agents/me/actions")
+@router.get("/agents/me/actions", response_model=AgentActionList)
 def list_my_actions(
     agent: Me,
     db: Db,
@@ -55,13 +57,15 @@ def list_my_actions(
     return answer(db, listed)
 
 
-@router.get("/agents/me/actions/{actionId}")
+@router.get("/agents/me/actions/{actionId}", response_model=AgentActionOut)
 def get_my_action(actionId: str, agent: Me, db: Db) -> JSONResponse:
     """One of the agent's actions (404 for another agent's)."""
     return answer(db, decisions.find_own_action(db, agent, actionId))
 
 
-@router.post("/agents/me/quotes", status_code=201, responses=IDEMPOTENCY_RESPONSES)
+@router.post(
+    "/agents/me/quotes", status_code=201, responses=IDEMPOTENCY_RESPONSES, response_model=QuoteOut
+)
 def post_my_quote(
     body: QuoteCreate, agent: Me, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:
@@ -75,13 +79,17 @@ def post_my_quote(
     )
 
 
-@router.get("/agents/me/quotes/{quoteId}")
+@router.get("/agents/me/quotes/{quoteId}", response_model=QuoteOut)
 def get_my_quote(quoteId: PathId, agent: Me, db: Db) -> JSONResponse:
     """A quote this agent created (404 for any other)."""
     return answer(db, quotes.quote_body(submissions.find_own_quote(db, agent, quoteId)))
 
 
-@router.post("/agents/me/quotes/{quoteId}/execute", responses=IDEMPOTENCY_RESPONSES)
+@router.post(
+    "/agents/me/quotes/{quoteId}/execute",
+    responses=IDEMPOTENCY_RESPONSES,
+    response_model=AgentActionOut,
+)
 def execute_my_quote(
     quoteId: PathId, signed: Signed, agent: Me, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:
@@ -96,7 +104,7 @@ def execute_my_quote(
     )
 
 
-@router.get("/agents/me/transactions")
+@router.get("/agents/me/transactions", response_model=TransactionList)
 def list_my_transactions(
     agent: Me, db: Db, paging: Paging, filters: Filters, sortOrder: Sort = SortOrder.desc
 ) -> JSONResponse:
@@ -107,14 +115,19 @@ def list_my_transactions(
     return answer(db, listed)
 
 
-@router.get("/agents/me/transactions/{transactionId}")
+@router.get("/agents/me/transactions/{transactionId}", response_model=TransactionOut)
 def get_my_transaction(transactionId: PathId, agent: Me, db: Db) -> JSONResponse:
     """One transaction of the agent's customer (404 for another customer's)."""
     found = transaction_queries.find_transaction(db, transactionId, customer_id=agent.customer_id)
     return answer(db, transaction_body(found))
 
 
-@router.post("/agents/me/transfer-out", status_code=201, responses=_TRANSFER_ERRORS)
+@router.post(
+    "/agents/me/transfer-out",
+    status_code=201,
+    responses=_TRANSFER_ERRORS,
+    response_model=AgentActionOut,
+)
 def post_my_transfer_out(
     body: TransferOut, agent: Me, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:
@@ -129,7 +142,12 @@ def post_my_transfer_out(
     )
 
 
-@router.post("/agents/me/transfer-in", status_code=201, responses=_TRANSFER_ERRORS)
+@router.post(
+    "/agents/me/transfer-in",
+    status_code=201,
+    responses=_TRANSFER_ERRORS,
+    response_model=AgentActionOut,
+)
 def post_my_transfer_in(
     body: TransferIn, agent: Me, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:

@@ -12,7 +12,19 @@ from pydantic import Field
 
 from ..deps import Db, Paging, Platform, Svc, committed
 from ..domain.agents import decisions, registry
-from ..models.agents import AgentCreate, AgentUpdate, RejectBody
+from ..models.agents import (
+    AgentActionList,
+    AgentActionOut,
+    AgentCreate,
+    AgentCreated,
+    AgentList,
+    AgentOut,
+    AgentUpdate,
+    DeviceCodeOut,
+    DeviceCodeStatusOut,
+    RedeemedDeviceCodeOut,
+    RejectBody,
+)
 from ..models.common import SortOrder
 from ..models.fields import FreeForm
 from .common import Sort, answer
@@ -25,13 +37,13 @@ router = APIRouter(tags=["Agents"])
 _Id = Annotated[str | None, Query(max_length=200)]
 
 
-@router.post("/agents", status_code=201)
+@router.post("/agents", status_code=201, response_model=AgentCreated)
 def create_agent(body: AgentCreate, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """Create an agent for a customer with a policy; returns it and a device code."""
     return answer(db, registry.create_agent(db, services, body), status=201)
 
 
-@router.get("/agents")
+@router.get("/agents", response_model=AgentList)
 def list_agents(
     db: Db,
     services: Svc,
@@ -53,7 +65,7 @@ def list_agents(
     return answer(db, listed)
 
 
-@router.get("/agents/approvals")
+@router.get("/agents/approvals", response_model=AgentActionList)
 def list_approvals(
     db: Db,
     _: Platform,
@@ -77,27 +89,27 @@ def list_approvals(
     return answer(db, listed)
 
 
-@router.post("/agents/device-codes/{code}/redeem")
+@router.post("/agents/device-codes/{code}/redeem", response_model=RedeemedDeviceCodeOut)
 def redeem(code: str, db: Db, services: Svc) -> JSONResponse:
     """Redeem a device code (no platform credentials: the code is the proof) for the agent's
     Bearer access token, returned this once."""
     return answer(db, registry.redeem_device_code(db, services, code))
 
 
-@router.get("/agents/device-codes/{code}/status")
+@router.get("/agents/device-codes/{code}/status", response_model=DeviceCodeStatusOut)
 def device_code_status(code: str, db: Db, _: Platform) -> JSONResponse:
     """Whether a device code has been redeemed."""
     return answer(db, registry.device_code_status(db, code))
 
 
-@router.get("/agents/{agentId}")
+@router.get("/agents/{agentId}", response_model=AgentOut)
 def get_agent(agentId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """One agent."""
     agent = registry.find_agent(db, agentId)
     return answer(db, registry.agent_body(db, agent, services.clock.now()))
 
 
-@router.patch("/agents/{agentId}")
+@router.patch("/agents/{agentId}", response_model=AgentOut)
 def update_agent(
     agentId: str, body: AgentUpdate, db: Db, services: Svc, _: Platform
 ) -> JSONResponse:
@@ -112,7 +124,7 @@ def delete_agent(agentId: str, db: Db, _: Platform) -> Response:
     return committed(db, Response(status_code=204))
 
 
-@router.patch("/agents/{agentId}/policy")
+@router.patch("/agents/{agentId}/policy", response_model=AgentOut)
 def update_agent_policy(
     agentId: str, db: Db, services: Svc, _: Platform, body: Annotated[FreeForm, Body()]
 ) -> JSONResponse:
@@ -120,20 +132,20 @@ def update_agent_policy(
     return answer(db, registry.patch_policy(db, services, agentId, body))
 
 
-@router.post("/agents/{agentId}/device-codes", status_code=201)
+@router.post("/agents/{agentId}/device-codes", status_code=201, response_model=DeviceCodeOut)
 def regenerate_device_code(agentId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """A new device code (earlier unredeemed ones stop working); 409 once connected."""
     return answer(db, registry.regenerate_device_code(db, services, agentId), status=201)
 
 
-@router.post("/agents/{agentId}/actions/{actionId}/approve")
+@router.post("/agents/{agentId}/actions/{actionId}/approve", response_model=AgentActionOut)
 def approve_action(agentId: str, actionId: str, db: Db, services: Svc, _: Platform) -> JSONResponse:
     """Approve a PENDING_APPROVAL action: it runs (APPROVED), or is FAILED when its quote
     expired meanwhile or its execution fails. Platform credentials only."""
     return answer(db, decisions.approve_action(db, services, agentId, actionId))
 
 
-@router.post("/agents/{agentId}/actions/{actionId}/reject")
+@router.post("/agents/{agentId}/actions/{actionId}/reject", response_model=AgentActionOut)
 def reject_action(
     agentId: str,
     actionId: str,

@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, require_platform
 from ..domain import platform_config
-from ..models.config import ConfigUpdate
+from ..models.config import ConfigOut, ConfigUpdate
 from .common import answer, error_responses
 
 __all__ = ["router"]
@@ -19,13 +19,13 @@ router = APIRouter(
 )
 
 
-@router.get("/config")
+@router.get("/config", response_model=ConfigOut)
 def get_config(db: Db) -> JSONResponse:
     """The platform configuration."""
     return answer(db, platform_config.config_body(platform_config.load_config(db)))
 
 
-@router.patch("/config")
+@router.patch("/config", response_model=ConfigOut)
 def patch_config(body: ConfigUpdate, db: Db) -> JSONResponse:
     """Change umaDomain, webhookEndpoint or supportedCurrencies (the others are read-only)."""
     return answer(db, platform_config.update_config(db, body))

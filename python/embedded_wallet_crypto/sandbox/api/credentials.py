@@ -14,8 +14,8 @@ from ..models.wallet import (
     AuthMethodList,
     AuthMethodWithBundle,
     ChallengeBody,
+    CredentialChallengeOut,
     CredentialCreate,
-    PasskeyChallengeOut,
     SessionOut,
     VerifyBody,
 )
@@ -24,7 +24,7 @@ from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses, signed_
 __all__ = ["router"]
 
 #: The answer of a credential's challenge: a passkey's, or an email code's.
-CHALLENGE_MODEL = PasskeyChallengeOut | AuthMethodWithBundle
+CHALLENGE_MODEL = CredentialChallengeOut
 
 router = APIRouter(
     tags=["Credentials and sessions"],

@@ -11,7 +11,12 @@ from fastapi.responses import JSONResponse
 from ..deps import Db, Paging, Svc, require_platform
 from ..domain import external_accounts
 from ..domain.errors import invalid
-from ..models.external_accounts import ExternalAccountCreate, PlatformExternalAccountCreate
+from ..models.external_accounts import (
+    ExternalAccountCreate,
+    ExternalAccountList,
+    ExternalAccountOut,
+    PlatformExternalAccountCreate,
+)
 from .common import PathId, answer, error_responses
 
 __all__ = ["router"]
@@ -25,7 +30,7 @@ router = APIRouter(
 _Currency = Annotated[str | None, Query(max_length=10)]
 
 
-@router.post("/platform/external-accounts", status_code=201)
+@router.post("/platform/external-accounts", status_code=201, response_model=ExternalAccountOut)
 def create_platform_account(
     body: PlatformExternalAccountCreate, db: Db, services: Svc
 ) -> JSONResponse:
@@ -34,7 +39,7 @@ def create_platform_account(
     return answer(db, created, status=201)
 
 
-@router.post("/customers/external-accounts", status_code=201)
+@router.post("/customers/external-accounts", status_code=201, response_model=ExternalAccountOut)
 def create_customer_account(body: ExternalAccountCreate, db: Db, services: Svc) -> JSONResponse:
     """Register a customer's external account (``customerId`` required)."""
     if body.customerId is None:
@@ -43,7 +48,7 @@ def create_customer_account(body: ExternalAccountCreate, db: Db, services: Svc) 
     return answer(db, created, status=201)
 
 
-@router.get("/platform/external-accounts")
+@router.get("/platform/external-accounts", response_model=ExternalAccountList)
 def list_platform_accounts(db: Db, paging: Paging, currency: _Currency = None) -> JSONResponse:
     """The platform's own external accounts, oldest first."""
     listed = external_accounts.list_external_accounts(
@@ -52,7 +57,7 @@ def list_platform_accounts(db: Db, paging: Paging, currency: _Currency = None) -
     return answer(db, listed)
 
 
-@router.get("/customers/external-accounts")
+@router.get("/customers/external-accounts", response_model=ExternalAccountList)
 def list_customer_accounts(
     db: Db,
     paging: Paging,
@@ -66,13 +71,13 @@ def list_customer_accounts(
     return answer(db, listed)
 
 
-@router.get("/platform/external-accounts/{externalAccountId}")
+@router.get("/platform/external-accounts/{externalAccountId}", response_model=ExternalAccountOut)
 def get_platform_account(externalAccountId: PathId, db: Db) -> JSONResponse:
     """One of the platform's own external accounts."""
     return answer(db, external_accounts.find_external_account(db, externalAccountId, platform=True))
 
 
-@router.get("/customers/external-accounts/{externalAccountId}")
+@router.get("/customers/external-accounts/{externalAccountId}", response_model=ExternalAccountOut)
 def get_customer_account(externalAccountId: PathId, db: Db) -> JSONResponse:
     """One customer's external account."""
     return answer(

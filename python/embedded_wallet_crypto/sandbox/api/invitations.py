@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, Platform, Svc
 from ..domain import invitations
-from ..models.invitations import InvitationClaim, InvitationCreate
+from ..models.invitations import InvitationClaim, InvitationCreate, InvitationOut
 from ..settings import BASE_PATH
 from .common import answer
 
@@ -24,7 +24,7 @@ def _base(request: Request) -> str:
     return str(request.base_url).rstrip("/") + BASE_PATH
 
 
-@router.post("/invitations", status_code=201)
+@router.post("/invitations", status_code=201, response_model=InvitationOut)
 def create_invitation(
     body: InvitationCreate, request: Request, db: Db, services: Svc, _: Platform
 ) -> JSONResponse:
@@ -33,7 +33,7 @@ def create_invitation(
     return answer(db, created, status=201)
 
 
-@router.get("/invitations/{invitationCode}")
+@router.get("/invitations/{invitationCode}", response_model=InvitationOut)
 def get_invitation(
     invitationCode: str, request: Request, db: Db, services: Svc, _: Platform
 ) -> JSONResponse:
@@ -42,7 +42,7 @@ def get_invitation(
     return answer(db, found)
 
 
-@router.post("/invitations/{invitationCode}/claim")
+@router.post("/invitations/{invitationCode}/claim", response_model=InvitationOut)
 def claim_invitation(
     invitationCode: str,
     body: InvitationClaim,
@@ -59,7 +59,7 @@ def claim_invitation(
     return answer(db, claimed)
 
 
-@router.post("/invitations/{invitationCode}/cancel")
+@router.post("/invitations/{invitationCode}/cancel", response_model=InvitationOut)
 def cancel_invitation(
     invitationCode: str, request: Request, db: Db, services: Svc, _: Platform
 ) -> JSONResponse:

@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Platform, Signed, Svc
 from ..domain import quotes
-from ..models.quotes import QuoteCreate
+from ..models.quotes import QuoteCreate, QuoteOut
 from .common import IDEMPOTENCY_RESPONSES, PathId, answer, error_responses, idempotent
 
 __all__ = ["router"]
@@ -15,7 +15,7 @@ __all__ = ["router"]
 router = APIRouter(tags=["Quotes"], responses=error_responses(400, 401, 404))
 
 
-@router.post("/quotes", status_code=201, responses=IDEMPOTENCY_RESPONSES)
+@router.post("/quotes", status_code=201, responses=IDEMPOTENCY_RESPONSES, response_model=QuoteOut)
 def post_quote(
     body: QuoteCreate, platform: Platform, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:
@@ -28,13 +28,13 @@ def post_quote(
     )
 
 
-@router.get("/quotes/{quoteId}")
+@router.get("/quotes/{quoteId}", response_model=QuoteOut)
 def get_quote(quoteId: PathId, _: Platform, db: Db) -> JSONResponse:
     """One quote (its status follows its transaction; EXPIRED once unexecuted past expiresAt)."""
     return answer(db, quotes.quote_body(quotes.find_quote(db, quoteId)))
 
 
-@router.post("/quotes/{quoteId}/execute", responses=IDEMPOTENCY_RESPONSES)
+@router.post("/quotes/{quoteId}/execute", responses=IDEMPOTENCY_RESPONSES, response_model=QuoteOut)
 def post_execute(
     quoteId: PathId, signed: Signed, platform: Platform, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:

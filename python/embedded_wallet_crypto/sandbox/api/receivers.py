@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, Svc, require_platform
 from ..domain import receivers
+from ..models.quotes import ReceiverLookupOut
 from .common import answer, error_responses
 
 __all__ = ["router"]
@@ -23,7 +24,7 @@ router = APIRouter(
 _Text = Annotated[str | None, Query(min_length=1, max_length=300)]
 
 
-@router.get("/receiver/uma/{receiverUmaAddress}")
+@router.get("/receiver/uma/{receiverUmaAddress}", response_model=ReceiverLookupOut)
 def lookup_uma(
     receiverUmaAddress: Annotated[str, Path(min_length=3, max_length=300)],
     db: Db,
@@ -39,7 +40,7 @@ def lookup_uma(
     return answer(db, found)
 
 
-@router.get("/receiver/external-account/{accountId}")
+@router.get("/receiver/external-account/{accountId}", response_model=ReceiverLookupOut)
 def lookup_external_account(
     accountId: Annotated[str, Path(min_length=1, max_length=200)],
     db: Db,

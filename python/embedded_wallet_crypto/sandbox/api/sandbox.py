@@ -13,7 +13,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from ..deps import SANDBOX_ONLY, Db, Platform, Svc
 from ..domain import simulations
 from ..domain.webhooks import public_key_pem
+from ..models.customers import InternalAccountOut
 from ..models.sandbox import FundBody, SendBody, UmaReceiveBody
+from ..models.transactions import TransactionOut
 from .common import PathId, answer, error_responses
 
 __all__ = ["router"]
@@ -24,21 +26,25 @@ router = APIRouter(
 )
 
 
-@router.post("/sandbox/internal-accounts/{accountId}/fund", dependencies=SANDBOX_ONLY)
+@router.post(
+    "/sandbox/internal-accounts/{accountId}/fund",
+    dependencies=SANDBOX_ONLY,
+    response_model=InternalAccountOut,
+)
 def fund(accountId: PathId, body: FundBody, _: Platform, db: Db) -> JSONResponse:
     """Add ``amount`` (smallest units) to an internal account at once; 400
     BALANCE_LIMIT_EXCEEDED if its balance would pass the ceiling."""
     return answer(db, simulations.fund_account(db, accountId, body))
 
 
-@router.post("/sandbox/send", dependencies=SANDBOX_ONLY)
+@router.post("/sandbox/send", dependencies=SANDBOX_ONLY, response_model=TransactionOut)
 def send(body: SendBody, _: Platform, db: Db, services: Svc) -> JSONResponse:
     """Simulate paying the funding instructions of a realtime-funded quote; returns the
     quote's transaction."""
     return answer(db, simulations.send_funding(db, services, body))
 
 
-@router.post("/sandbox/uma/receive", dependencies=SANDBOX_ONLY)
+@router.post("/sandbox/uma/receive", dependencies=SANDBOX_ONLY, response_model=TransactionOut)
 def uma_receive(body: UmaReceiveBody, platform: Platform, db: Db, services: Svc) -> JSONResponse:
     """Simulate an incoming UMA payment to a customer. With a ``webhookEndpoint`` configured,
     an INCOMING_PAYMENT webhook asks for approval first (200 approves, 202 holds the payment

@@ -16,7 +16,7 @@ from ..domain.transaction_queries import TransactionFilters
 from ..domain.transactions import transaction_body
 from ..models.common import SortOrder
 from ..models.fields import IsoDateTime
-from ..models.transactions import ApproveBody, Direction, Status
+from ..models.transactions import ApproveBody, Direction, Status, TransactionList, TransactionOut
 from .common import PathId, Sort, answer, error_responses
 
 __all__ = ["DateTimeQuery", "Filters", "TextQuery", "router"]
@@ -60,7 +60,7 @@ async def transaction_filters(
 Filters = Annotated[TransactionFilters, Depends(transaction_filters)]
 
 
-@router.get("/transactions")
+@router.get("/transactions", response_model=TransactionList)
 def list_transactions(
     db: Db,
     paging: Paging,
@@ -74,14 +74,14 @@ def list_transactions(
     return answer(db, listed)
 
 
-@router.get("/transactions/{transactionId}")
+@router.get("/transactions/{transactionId}", response_model=TransactionOut)
 def get_transaction(transactionId: PathId, db: Db) -> JSONResponse:
     """One transaction."""
     found = transaction_queries.find_transaction(db, transactionId)
     return answer(db, transaction_body(found))
 
 
-@router.post("/transactions/{transactionId}/approve")
+@router.post("/transactions/{transactionId}/approve", response_model=TransactionOut)
 def approve(transactionId: PathId, body: ApproveBody, db: Db) -> JSONResponse:
     """Approve an incoming payment held by the approval webhook: it completes and the
     receiver's account is credited."""

@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Platform, Svc
 from ..domain import transfers
+from ..models.transactions import TransactionOut
 from ..models.transfers import TransferIn, TransferOut
 from .common import IDEMPOTENCY_RESPONSES, error_responses, idempotent
 
@@ -15,7 +16,9 @@ __all__ = ["router"]
 router = APIRouter(tags=["Same-currency transfers"], responses=error_responses(400, 401, 404))
 
 
-@router.post("/transfer-in", status_code=201, responses=IDEMPOTENCY_RESPONSES)
+@router.post(
+    "/transfer-in", status_code=201, responses=IDEMPOTENCY_RESPONSES, response_model=TransactionOut
+)
 def post_transfer_in(
     body: TransferIn, platform: Platform, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:
@@ -28,7 +31,9 @@ def post_transfer_in(
     )
 
 
-@router.post("/transfer-out", status_code=201, responses=IDEMPOTENCY_RESPONSES)
+@router.post(
+    "/transfer-out", status_code=201, responses=IDEMPOTENCY_RESPONSES, response_model=TransactionOut
+)
 def post_transfer_out(
     body: TransferOut, platform: Platform, db: Db, services: Svc, keyed: Keyed
 ) -> JSONResponse:

@@ -8,7 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .fields import MAX_AMOUNT
 
-__all__ = ["ConfigUpdate", "CounterpartyField", "CustomerInfoFieldName", "SupportedCurrency"]
+__all__ = [
+    "ConfigOut",
+    "ConfigUpdate",
+    "CounterpartyField",
+    "CustomerInfoFieldName",
+    "SupportedCurrency",
+]
 
 #: A limit of a currency: 0 to the largest amount.
 _Limit = Annotated[int, Field(strict=True, ge=0, le=MAX_AMOUNT)]
@@ -72,3 +78,16 @@ class ConfigUpdate(BaseModel):
         None
     )
     supportedCurrencies: Annotated[list[SupportedCurrency], Field(max_length=50)] | None = None
+
+
+class ConfigOut(BaseModel):
+    """The platform configuration."""
+
+    id: str
+    umaDomain: str
+    proxyUmaSubdomain: str | None = None
+    supportedCurrencies: list[SupportedCurrency]
+    isRegulatedFinancialInstitution: bool | None = None
+    webhookEndpoint: str | None = None
+    createdAt: str
+    updatedAt: str

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,6 +15,8 @@ __all__ = [
     "Beneficiary",
     "BrlAccount",
     "ExternalAccountCreate",
+    "ExternalAccountList",
+    "ExternalAccountOut",
     "PlatformExternalAccountCreate",
     "UsdAccount",
 ]
@@ -82,3 +84,27 @@ class ExternalAccountCreate(BaseModel):
 class PlatformExternalAccountCreate(ExternalAccountCreate):
     customerId: None = None
     defaultUmaDepositAccount: Literal[False] = False
+
+
+class ExternalAccountOut(BaseModel):
+    """An external account (a customer's or the platform's)."""
+
+    id: str
+    status: str
+    currency: str
+    #: The account's details as given, with the ``paymentRails`` it reaches.
+    accountInfo: dict[str, Any]
+    customerId: str | None = None
+    platformAccountId: str | None = None
+    defaultUmaDepositAccount: bool
+    beneficiaryVerificationStatus: str | None = None
+    beneficiaryVerifiedData: dict[str, Any] | None = None
+    createdAt: str
+    updatedAt: str
+
+
+class ExternalAccountList(BaseModel):
+    data: list[ExternalAccountOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int | None = None

@@ -7,9 +7,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .customers import CurrencyAmount
 from .fields import MAX_AMOUNT
 
-__all__ = ["InvitationClaim", "InvitationCreate"]
+__all__ = ["InvitationClaim", "InvitationCreate", "InvitationOut"]
 
 
 class InvitationCreate(BaseModel):
@@ -27,3 +28,18 @@ class InvitationClaim(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     inviteeUma: Annotated[str, Field(min_length=3, max_length=300)]
+
+
+class InvitationOut(BaseModel):
+    """The interface's Invitation (its status as of the answer)."""
+
+    code: str
+    createdAt: str
+    url: str
+    inviterUma: str
+    status: str
+    claimedAt: str | None = None
+    expiresAt: str | None = None
+    inviteeUma: str | None = None
+    firstName: str | None = None
+    amountToSend: CurrencyAmount | None = None

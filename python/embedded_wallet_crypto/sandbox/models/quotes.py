@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .config import CounterpartyField
+from .customers import CurrencyOut
 from .fields import Amount, CurrencyCode, Id
 
-__all__ = ["PurposeOfPayment", "QuoteCreate", "QuoteDestination", "QuoteSource"]
+__all__ = [
+    "PurposeOfPayment",
+    "QuoteCreate",
+    "QuoteDestination",
+    "QuoteOut",
+    "QuoteSource",
+    "ReceiverCurrency",
+    "ReceiverLookupOut",
+]
 
 
 class QuoteSource(BaseModel):
@@ -57,3 +67,44 @@ class QuoteCreate(BaseModel):
     description: Annotated[str, Field(max_length=500)] | None = None
     purposeOfPayment: PurposeOfPayment | None = None
     senderCustomerInfo: dict[str, Annotated[str, Field(max_length=500)]] | None = None
+
+
+class QuoteOut(BaseModel):
+    """The interface's Quote."""
+
+    id: str
+    status: str
+    createdAt: str
+    expiresAt: str
+    source: dict[str, Any]
+    destination: dict[str, Any]
+    sendingCurrency: CurrencyOut
+    receivingCurrency: CurrencyOut
+    totalSendingAmount: int
+    totalReceivingAmount: int
+    exchangeRate: float
+    feesIncluded: int
+    transactionId: str | None = None
+    rateDetails: dict[str, Any] | None = None
+    #: Where to pay; from an embedded wallet, the ``payloadToSign`` that executing stamps.
+    paymentInstructions: list[dict[str, Any]] | None = None
+    description: str | None = None
+
+
+class ReceiverCurrency(BaseModel):
+    """A currency a receiver takes, with its estimated rate and limits."""
+
+    currency: CurrencyOut
+    estimatedExchangeRate: float
+    min: int
+    max: int
+
+
+class ReceiverLookupOut(BaseModel):
+    """A receiver lookup (an UMA address or an external account) before a quote."""
+
+    lookupId: str
+    receiverUmaAddress: str | None = None
+    accountId: str | None = None
+    supportedCurrencies: list[ReceiverCurrency]
+    requiredPayerDataFields: list[CounterpartyField]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ApproveBody", "Direction", "Status"]
+from .customers import CurrencyAmount
+
+__all__ = ["ApproveBody", "Direction", "Status", "TransactionList", "TransactionOut"]
 
 
 class Status(str, Enum):
@@ -31,3 +33,36 @@ class ApproveBody(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     receiverCustomerInfo: dict[str, Annotated[str, Field(max_length=500)]] = {}
+
+
+class TransactionOut(BaseModel):
+    """The interface's Transaction (incoming and outgoing forms)."""
+
+    id: str
+    status: str
+    type: str
+    direction: str
+    #: ``{destinationType: ACCOUNT, accountId, currency}`` or ``{destinationType: UMA_ADDRESS,
+    #: umaAddress, currency}``.
+    destination: dict[str, Any]
+    customerId: str | None = None
+    platformCustomerId: str | None = None
+    receivedAmount: CurrencyAmount
+    createdAt: str
+    updatedAt: str
+    #: ``{sourceType: ACCOUNT, accountId, currency}`` or ``{sourceType: UMA_ADDRESS, ...}``.
+    source: dict[str, Any] | None = None
+    sentAmount: CurrencyAmount | None = None
+    settledAt: str | None = None
+    agentId: str | None = None
+    quoteId: str | None = None
+    description: str | None = None
+    reconciliationInstructions: dict[str, Any] | None = None
+    failureReason: str | None = None
+
+
+class TransactionList(BaseModel):
+    data: list[TransactionOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int | None = None

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .fields import storable_text
 
-__all__ = ["BeneficialOwner", "BusinessInfo", "PersonalInfo", "VerificationCreate"]
+__all__ = [
+    "BeneficialOwner",
+    "BusinessInfo",
+    "PersonalInfo",
+    "VerificationCreate",
+    "VerificationOut",
+]
 
 _Text = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(storable_text)]
 
@@ -42,3 +48,18 @@ class VerificationCreate(BaseModel):
     businessInfo: BusinessInfo | None = None
     personalInfo: PersonalInfo | None = None
     beneficialOwners: Annotated[list[BeneficialOwner], Field(max_length=50)] | None = None
+
+
+class VerificationOut(BaseModel):
+    """The real service's Verification, with the sandbox's results: ``kybStatus`` of a
+    business, ``kycStatus`` of an individual, the ``beneficialOwners``' statuses."""
+
+    id: str
+    customerId: str
+    verificationStatus: str
+    errors: list[dict[str, Any]]
+    createdAt: str
+    updatedAt: str
+    kybStatus: str | None = None
+    kycStatus: str | None = None
+    beneficialOwners: list[dict[str, Any]] | None = None

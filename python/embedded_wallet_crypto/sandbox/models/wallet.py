@@ -17,6 +17,7 @@ __all__ = [
     "AuthMethodOut",
     "AuthMethodWithBundle",
     "ChallengeBody",
+    "CredentialChallengeOut",
     "CredentialCreate",
     "CredentialType",
     "ExportBody",
@@ -146,3 +147,8 @@ class ExportBody(BaseModel):
 class ExportOut(BaseModel):
     id: str
     encryptedWalletCredentials: str
+
+
+#: The answer of a credential's challenge: a passkey's (``challenge``, ``requestId``), or an
+#: email code's (the credential, and the bundle to seal the code to).
+CredentialChallengeOut = PasskeyChallengeOut | AuthMethodWithBundle
