@@ -8,8 +8,29 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .fields import Amount, CurrencyCode, Id
+from .names import either
 
-__all__ = ["PurposeOfPayment", "QuoteCreate", "QuoteDestination", "QuoteSource"]
+__all__ = ["PurposeOfPayment", "QuoteCreate", "QuoteDestination", "QuoteSource", "RateDetails"]
+
+
+class RateDetails(BaseModel):
+    """A quote's (or an outgoing transaction's) ``rateDetails``, read in either spelling (the
+    interface's ``serviceApi*`` or the published ``gridApi*``, see ``names``), kept under the
+    interface's names."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    counterpartyMultiplier: float | None = None
+    counterpartyFixedFee: float | None = None
+    serviceApiMultiplier: float | None = Field(
+        None, validation_alias=either("serviceApiMultiplier")
+    )
+    serviceApiFixedFee: float | None = Field(None, validation_alias=either("serviceApiFixedFee"))
+    serviceApiVariableFeeRate: float | None = Field(
+        None, validation_alias=either("serviceApiVariableFeeRate")
+    )
+    serviceApiVariableFeeAmount: float | None = Field(
+        None, validation_alias=either("serviceApiVariableFeeAmount")
+    )
 
 
 class QuoteSource(BaseModel):
