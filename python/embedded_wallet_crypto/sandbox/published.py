@@ -104,5 +104,8 @@ def _rewritten(status: int, raw: bytes, path: str) -> bytes:
     except ValueError:  # not JSON after all: as it is
         return raw
     return json.dumps(
-        published_body(status, body, path), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        published_body(status, body, path),
+        ensure_ascii=False,
+        allow_nan=False,
+        separators=(",", ":"),
     ).encode()
