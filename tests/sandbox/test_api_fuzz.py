@@ -19,6 +19,12 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
+Each environment runs twice: with the interface's names (the checks above), and with ``ewc serve
+--names published``, where every answer of every served operation the published document has,
+errors included, is compared with that operation's published status and schema, with no
+exemption beyond the named list ``_published_fuzz.DIVERGENCES`` (documented in
+``docs/sandbox-names.md``).
+
 ``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 

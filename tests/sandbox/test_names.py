@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _ci import skip_or_fail
 
 from ._client import SandboxClient
 from ._pair import clients_of, race, running_pair
@@ -231,3 +232,24 @@ def test_two_creations_of_one_platform_customer_id_at_once(
             for answer in answers:
                 assert answer.status_code != 409 or answer.json()["code"] == "CONFLICT"
     assert outcomes == Counter({(201, 409): ROUNDS}), outcomes
+
+
+def test_the_error_table_names_published_codes() -> None:
+    """Every published code of the service's table is in the published list of its status."""
+    from embedded_wallet_crypto.sandbox import error_codes
+
+    if _grid_path() is None:
+        skip_or_fail("the published OpenAPI is not at hand: the table is not checked")
+    schemas = _grid_document()["components"]["schemas"]
+
+    def listed(status: int) -> set[str]:
+        return set(schemas[f"Error{status}"]["properties"]["code"]["enum"])
+
+    for status, codes in error_codes.PUBLISHED_CODES.items():
+        assert codes <= listed(status), (status, codes - listed(status))
+    for status, code in error_codes.DEFAULTS.items():
+        assert code in listed(status), (status, code)
+    for (status, _), code in error_codes.MAPPED.items():
+        assert code in listed(status), (status, code)
+    for code in error_codes.NOT_FOUND_IN_PATH.values():
+        assert code in listed(404), code
