@@ -236,7 +236,7 @@ def published_conformance(grid: Grid, response: Any, case: Any) -> bool | None:
             else:
                 _count("published divergences (listed field)")
     assert not problems, f"{key} {status} ({code}) breaks the published document: {problems[:3]}"
-    _count("responses validated (published document)")
+    _count("responses validated (published document, published names)")
     return True
 
 
