@@ -19,6 +19,12 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
+Each environment runs twice: with the interface's names (the checks above), and with ``ewc serve
+--names published``, where every answer of every served operation the published document has,
+errors included, is compared with that operation's published status and schema, with no
+exemption beyond the named list ``_published_fuzz.DIVERGENCES`` (documented in
+``docs/sandbox-names.md``).
+
 ``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
@@ -59,9 +65,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from . import _published_fuzz as published_fuzz
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._payments import fund, usd_external
+from ._published_fuzz import Grid
 from ._server import SandboxServer
 from .test_agents import POLICY, Agent, connect, create_agent
 
@@ -203,12 +211,25 @@ def _count(name: str) -> None:
     STATS[name] = STATS.get(name, 0) + 1
 
 
-@pytest.fixture(scope="module", params=["sandbox", "production"])
+@pytest.fixture(
+    scope="module",
+    params=[
+        ("sandbox", "interface"),
+        ("production", "interface"),
+        ("sandbox", "published"),
+        ("production", "published"),
+    ],
+    ids=lambda param: "-".join(param),
+)
 def fuzz_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SandboxServer]:
-    environment: str = request.param
-    running = SandboxServer(tmp_path_factory.mktemp(f"fuzz-{environment}"), environment=environment)
+    environment, names = request.param
+    running = SandboxServer(
+        tmp_path_factory.mktemp(f"fuzz-{environment}-{names}"),
+        environment=environment,
+        extra=["--names", names],
+    )
     running.start()
     yield running
     assert running.stop() == 0
@@ -219,7 +240,7 @@ def _report() -> Iterator[None]:
     yield
     from conftest import report_counts
 
-    report_counts("sandbox API fuzz", **STATS)
+    report_counts("sandbox API fuzz", **STATS, **published_fuzz.STATS)
 
 
 # --- the published document ---------------------------------------------------------------------
@@ -617,7 +638,9 @@ def _auth(path: str, basic: str, bearer: str) -> dict[str, str]:
     return {"Authorization": f"Basic {basic}"}
 
 
-def _fuzz(operation: Any, mode: GenerationMode, fixed: dict[str, Any], headers: Any) -> None:
+def _fuzz(
+    operation: Any, mode: GenerationMode, fixed: dict[str, Any], headers: Any, checks: list[Any]
+) -> None:
     """``EXAMPLES`` generated requests to one operation, every response checked."""
 
     @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
@@ -627,7 +650,7 @@ def _fuzz(operation: Any, mode: GenerationMode, fixed: dict[str, Any], headers: 
         _count("requests")
         _count(f"status {response.status_code}")
         _count(f"{mode.value} status {response.status_code}")
-        case.validate_response(response, checks=CHECKS)
+        case.validate_response(response, checks=checks)
 
     run()
 
@@ -665,6 +688,11 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
         operations.append(result.ok())
     assert len(operations) == 60
     STATS["operations"] = len(operations)
+    published = "--names" in fuzz_server.extra and "published" in fuzz_server.extra
+    if published and _grid_path() is None:
+        pytest.skip(_GRID_MISSING)
+    checks = published_fuzz.checks(Grid(_grid_document())) if published else CHECKS
+    label = f"{fuzz_server.environment} ({'published' if published else 'interface'} names)"
     _count("environments")
     basic = base64.b64encode(":".join(fuzz_server.auth).encode()).decode()
     failures: list[str] = []
@@ -688,9 +716,9 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
         _count("valid requests with real ids")
         _count(f"status {response.status_code}")
         try:
-            case.validate_response(response, checks=CHECKS)
+            case.validate_response(response, checks=checks)
         except (Exception, FailureGroup) as failure:
-            failures.append(f"{fuzz_server.environment}: {operation.label} (valid): {failure}")
+            failures.append(f"{label}: {operation.label} (valid): {failure}")
         if fuzz_server.environment == "sandbox":
             assert response.status_code < 300, (operation.label, response.text)
     for operation, _, real, headers in plans:
@@ -701,14 +729,12 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
         if real["path_parameters"] or real["query"]:
             variants.append(("real ids", GenerationMode.POSITIVE, real))
             variants.append(("real ids", GenerationMode.NEGATIVE, real))
-        for label, mode, fixed in variants:
+        for variant, mode, fixed in variants:
             try:
-                _fuzz(operation, mode, fixed, headers)
+                _fuzz(operation, mode, fixed, headers, checks)
             except Unsatisfiable:  # nothing of the operation can be made invalid (no input)
                 assert mode == GenerationMode.NEGATIVE, operation.label
                 _count("negative variants without input to break")
             except (Exception, FailureGroup) as failure:  # listed below, after every run
-                failures.append(
-                    f"{fuzz_server.environment}: {operation.label} ({mode}, {label}): {failure}"
-                )
+                failures.append(f"{label}: {operation.label} ({mode}, {variant}): {failure}")
     assert not failures, "\n\n".join(failures)

@@ -73,6 +73,7 @@ def _settings(args: argparse.Namespace) -> Any:
             max_body_size=args.max_body_size,
             request_timeout=args.request_timeout,
             keep_alive_timeout=args.keep_alive_timeout,
+            names=args.names,
         )
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -257,5 +258,13 @@ def add_serve_command(commands: Any) -> None:
         default=DEFAULT_KEEP_ALIVE_TIMEOUT,
         metavar="SECONDS",
         help="how long an idle connection stays open between requests (default 5)",
+    )
+    serve.add_argument(
+        "--names",
+        choices=("interface", "published"),
+        default="interface",
+        help="the field names, error bodies and error codes of the answers: the service "
+        "interface's (default) or the published OpenAPI document's; requests are read in "
+        "either spelling",
     )
     serve.set_defaults(handler=_cmd_serve)

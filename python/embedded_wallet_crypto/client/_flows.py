@@ -133,9 +133,13 @@ def signed_retry(
 def _payload_of(resource: Any, what: str) -> str:
     instructions = resource.get("paymentInstructions") if isinstance(resource, dict) else None
     for instruction in instructions if isinstance(instructions, list) else []:
-        payload = instruction.get("payloadToSign") if isinstance(instruction, dict) else None
-        if isinstance(payload, str) and payload:
-            return payload
+        if not isinstance(instruction, dict):
+            continue
+        info = instruction.get("accountOrWalletInfo")  # the published place, then the older one
+        for where in (info if isinstance(info, dict) else {}, instruction):
+            payload = where.get("payloadToSign")
+            if isinstance(payload, str) and payload:
+                return payload
     raise ClientError(
         f"the {what} has no payloadToSign in its paymentInstructions (its source is not an "
         "embedded wallet): execute it without session=",

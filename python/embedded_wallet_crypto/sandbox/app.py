@@ -38,6 +38,7 @@ from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
 from .errors import install_error_handlers
 from .gate import RequestGate
+from .published import PublishedAnswers, published_document
 from .services import Services
 from .settings import BASE_PATH, Settings
 from .worker import running_worker
@@ -88,6 +89,8 @@ def _without_422(app: FastAPI) -> None:
             schemas = document.get("components", {}).get("schemas", {})
             schemas.pop("HTTPValidationError", None)
             schemas.pop("ValidationError", None)
+            if app.state.settings.names == "published":
+                document = published_document(document)
             app.openapi_schema = document
         return app.openapi_schema
 
@@ -95,10 +98,14 @@ def _without_422(app: FastAPI) -> None:
 
 
 class _Service(FastAPI):
-    """The application with :class:`~.gate.RequestGate` outside all of its middleware."""
+    """The application with :class:`~.gate.RequestGate` outside all of its middleware (and,
+    with ``--names published``, :class:`~.published.PublishedAnswers` outside the gate)."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        return RequestGate(super().build_middleware_stack(), self, ROUTERS)
+        gate = RequestGate(super().build_middleware_stack(), self, ROUTERS)
+        if self.state.settings.names != "published":
+            return gate
+        return PublishedAnswers(gate, skip=("/openapi.json",))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .models.names import NAMES
+
 __all__ = [
     "BASE_PATH",
     "DEFAULT_DATABASE",
@@ -14,6 +16,7 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "ENVIRONMENTS",
     "MAX_IDEMPOTENCY_RETENTION",
+    "NAMES",
     "Settings",
 ]
 
@@ -63,6 +66,9 @@ class Settings:
             connection is open or a new request has begun; then the connection is closed (408
             ``REQUEST_TIMEOUT`` first when the headers had arrived).
         keep_alive_timeout: seconds an idle connection is kept open between requests.
+        names: ``interface`` (the interface's field names and error body; default) or
+            ``published`` (the published document's field names, error bodies and codes; see
+            ``sandbox.published``). Requests are read in either spelling in both.
     """
 
     host: str = "127.0.0.1"
@@ -81,6 +87,7 @@ class Settings:
     max_body_size: int = DEFAULT_MAX_BODY_SIZE
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
+    names: str = "interface"
 
     def __post_init__(self) -> None:
         if self.environment not in ENVIRONMENTS:
@@ -97,6 +104,8 @@ class Settings:
         for name in ("request_timeout", "keep_alive_timeout"):
             if not 0 < getattr(self, name) <= 86_400:
                 raise ValueError(f"{name} must be a number of seconds from above 0 to 86400")
+        if self.names not in NAMES:
+            raise ValueError(f"names must be one of {', '.join(NAMES)}")
         self.mail_dir = Path(self.mail_dir)
 
     @property

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
 from ..domain import customers
+from ..models.common import ErrorOut
 from ..models.customers import AccountType, CustomerCreate, CustomerOut, InternalAccountList
 from .common import answer, error_responses
 
@@ -22,7 +23,16 @@ router = APIRouter(
 
 
 @router.post(
-    "/customers", status_code=201, response_model=CustomerOut, response_model_exclude_none=True
+    "/customers",
+    status_code=201,
+    response_model=CustomerOut,
+    response_model_exclude_none=True,
+    responses={
+        409: {
+            "model": ErrorOut,
+            "description": "CONFLICT: a customer with this platformCustomerId exists already.",
+        }
+    },
 )
 def create_customer(body: CustomerCreate, db: Db, services: Svc) -> JSONResponse:
     """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto

@@ -3,18 +3,23 @@ transaction per request), the tables' creation, and the row lock of a decision."
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, update
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, update
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.schema import CreateIndex
 
 from . import tables_agents, tables_payments, tables_wallet
 from .base import Base
 
 __all__ = ["Database", "lock", "sqlalchemy_url"]
+
+logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 #: The table modules: every table is on :class:`~.base.Base` once they are imported.
 TABLES = (tables_wallet, tables_payments, tables_agents)
@@ -98,17 +103,32 @@ class Database:
         return "postgresql://" + sqlalchemy_url(self.url).split("://", 1)[1]
 
     def create_tables(self) -> None:
-        """Create every table of ``Base`` that does not exist yet (safe from several processes)."""
+        """Create every table of ``Base`` that does not exist yet, and the unique indexes added
+        since a table was made (safe from several processes)."""
         if self.is_sqlite:
             Base.metadata.create_all(self.engine)
+            with self.engine.connect() as connection:
+                _added_indexes(connection)
             return
         # Two processes starting on one PostgreSQL database: one creates, the other waits.
         with self.engine.begin() as connection:
             connection.exec_driver_sql("SELECT pg_advisory_xact_lock(7215300415)")
             Base.metadata.create_all(connection)
+            _added_indexes(connection)
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _added_indexes(connection: Connection) -> None:
+    """The unique indexes of tables an earlier release made without them. A database whose
+    rows already break one keeps working without it (logged): nothing is deleted."""
+    for index in (tables_wallet.CUSTOMER_PLATFORM_ID,):
+        try:
+            with connection.begin_nested() if connection.in_transaction() else connection.begin():
+                connection.execute(CreateIndex(index, if_not_exists=True))
+        except IntegrityError:
+            logger.warning("%s not made: existing rows break it", index.name)
 
 
 def lock(db: Session, instance: Any) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from .base import Base, UtcDateTime
 
 __all__ = [
+    "CUSTOMER_PLATFORM_ID",
     "AuthMethod",
     "Customer",
     "InternalAccount",
@@ -57,7 +58,8 @@ class ServiceSecret(Base):
 class Customer(Base):
     __tablename__ = "sandbox_customers"
     id: Mapped[str] = mapped_column(String(100), primary_key=True)
-    platform_customer_id: Mapped[str] = mapped_column(String(200), index=True)
+    # Unique per platform (one platform per database): see CUSTOMER_PLATFORM_ID below.
+    platform_customer_id: Mapped[str] = mapped_column(String(200))
     customer_type: Mapped[str] = mapped_column(String(20))
     region: Mapped[str | None] = mapped_column(String(10), nullable=True)
     currencies: Mapped[list[str]] = mapped_column(JSON)
@@ -67,6 +69,14 @@ class Customer(Base):
     details: Mapped[dict[str, Any]] = mapped_column(JSON)  # fullName, address, businessInfo...
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+#: A platform's own customer id names one customer: the database decides between two
+#: concurrent creations (``POST /customers`` answers the second 409 CONFLICT). Also made on a
+#: database created before it (``Database.create_tables``).
+CUSTOMER_PLATFORM_ID = Index(
+    "uq_sandbox_customers_platform_customer_id", Customer.platform_customer_id, unique=True
+)
 
 
 class InternalAccount(Base):

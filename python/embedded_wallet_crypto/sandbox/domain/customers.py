@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ...mnemonic import generate_mnemonic
@@ -23,7 +24,7 @@ from ..ids import new_id
 from ..models.customers import AccountType, CustomerCreate
 from ..services import Services
 from .currencies import currency, is_currency_code
-from .errors import invalid
+from .errors import Refusal, invalid
 from .funding import funding_instructions
 
 __all__ = [
@@ -87,7 +88,12 @@ def account_body(account: InternalAccount) -> dict[str, Any]:
 
 def create_customer(db: Session, services: Services, body: CustomerCreate) -> dict[str, Any]:
     """Create a customer with an INTERNAL_FIAT (INTERNAL_CRYPTO for a stablecoin or crypto
-    currency) account per currency and one EMBEDDED_WALLET."""
+    currency) account per currency and one EMBEDDED_WALLET.
+
+    Raises:
+        Refusal: 400 INVALID_INPUT (a currency), 409 CONFLICT (a customer has this
+            ``platformCustomerId`` already).
+    """
     currencies = list(dict.fromkeys(body.currencies or DEFAULT_CURRENCIES))
     for code in currencies:
         if not is_currency_code(code):
@@ -112,8 +118,15 @@ def create_customer(db: Session, services: Services, body: CustomerCreate) -> di
         created_at=now,
         updated_at=now,
     )
+    if db.scalar(select(Customer.id).where(Customer.platform_customer_id == platform_id)):
+        raise _taken()
     db.add(customer)
-    db.flush()
+    try:  # two creations at once: the unique index decides (the second waits, then fails)
+        db.flush()
+    except IntegrityError as error:
+        if "platform_customer_id" not in str(error.orig):
+            raise
+        raise _taken() from None
     for code in currencies:
         kind = (
             AccountType.INTERNAL_CRYPTO if code in CRYPTO_CURRENCIES else AccountType.INTERNAL_FIAT
@@ -123,6 +136,10 @@ def create_customer(db: Session, services: Services, body: CustomerCreate) -> di
     wallet.wallet_secret = new_mnemonic()
     db.add(wallet)
     return customer_body(customer)
+
+
+def _taken() -> Refusal:
+    return Refusal(409, "CONFLICT", "A customer with this platformCustomerId exists already.")
 
 
 def _account(customer_id: str, kind: str, code: str, now: datetime) -> InternalAccount:

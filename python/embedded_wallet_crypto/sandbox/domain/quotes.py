@@ -136,8 +136,13 @@ def create_quote(
         payload = challenge.payload_to_sign
         extra[REQUEST_ID] = challenge.request_id
         instructions = [
-            {
-                "accountOrWalletInfo": {"accountType": "EMBEDDED_WALLET", "accountId": account_id},
+            {  # the published place of the payload, and beside it where clients of the
+                # interface's first releases read it
+                "accountOrWalletInfo": {
+                    "accountType": "EMBEDDED_WALLET",
+                    "payloadToSign": payload,
+                    "accountId": account_id,
+                },
                 "payloadToSign": payload,
                 "instructionsNotes": (
                     "Stamp payloadToSign with an active session key of the wallet and send it "

@@ -281,6 +281,12 @@ def transaction_body(row: Transaction) -> dict[str, Any]:
             source = {"sourceType": "UMA_ADDRESS", "umaAddress": row.extra["senderUmaAddress"]}
         source["currency"] = row.source_currency
         body["source"] = source
+    elif row.type == "OUTGOING" and row.source_currency:  # funded by paying its instructions
+        body["source"] = {
+            "sourceType": "REALTIME_FUNDING",
+            "currency": row.source_currency,
+            **({"customerId": row.customer_id} if row.customer_id else {}),
+        }
     if row.type == "OUTGOING":
         body["sentAmount"] = {
             "amount": row.sent_amount,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .config import CounterpartyField
 from .customers import CurrencyOut
 from .fields import Amount, CurrencyCode, Id
+from .names import either
 
 __all__ = [
     "PurposeOfPayment",
@@ -17,9 +18,30 @@ __all__ = [
     "QuoteDestination",
     "QuoteOut",
     "QuoteSource",
+    "RateDetails",
     "ReceiverCurrency",
     "ReceiverLookupOut",
 ]
+
+
+class RateDetails(BaseModel):
+    """A quote's (or an outgoing transaction's) ``rateDetails``, read in either spelling (the
+    interface's ``serviceApi*`` or the published ``gridApi*``, see ``names``), kept under the
+    interface's names."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    counterpartyMultiplier: float | None = None
+    counterpartyFixedFee: float | None = None
+    serviceApiMultiplier: float | None = Field(
+        None, validation_alias=either("serviceApiMultiplier")
+    )
+    serviceApiFixedFee: float | None = Field(None, validation_alias=either("serviceApiFixedFee"))
+    serviceApiVariableFeeRate: float | None = Field(
+        None, validation_alias=either("serviceApiVariableFeeRate")
+    )
+    serviceApiVariableFeeAmount: float | None = Field(
+        None, validation_alias=either("serviceApiVariableFeeAmount")
+    )
 
 
 class QuoteSource(BaseModel):

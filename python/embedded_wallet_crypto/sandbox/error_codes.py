@@ -1,0 +1,170 @@
+"""The service's error codes as the published document's, in one table (``--names published``).
+
+The published document gives each error status a schema (``Error400``, ``Error401``, ...) with
+``status``, ``message``, a ``code`` from a fixed list per status, and free ``details``. With
+``--names published`` the service's ``{"status", "code", "reason"}`` is answered as
+:func:`published_error` makes it:
+
+- ``message``: the service's ``reason``;
+- ``code``: :data:`MAPPED` for the service's code at that status; else the code itself when the
+  published list of that status has it; else the status's default (:data:`DEFAULTS`);
+- ``details``: ``{"sandboxCode": <the service's own code>}``, so that nothing is lost.
+
+A plain ``NOT_FOUND`` for the id in the path of a quote, a transaction or an invitation
+(``/quotes/{quoteId}``, ``/agents/me/transactions/{transactionId}/...``) is that resource's
+published code (:data:`NOT_FOUND_IN_PATH`); any other is ``REFERENCE_NOT_FOUND``.
+
+A status the published document has no error schema for (408, 413, 422) keeps the service's
+code, in the same shape (the published ``GridError``: ``code``, ``message``, ``details``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = [
+    "DEFAULTS",
+    "MAPPED",
+    "NOT_FOUND_IN_PATH",
+    "PUBLISHED_CODES",
+    "published_code",
+    "published_error",
+]
+
+#: The published codes of each error status the service answers (the enums of the published
+#: ``ErrorNNN`` schemas; the API fuzz checks them against the document).
+PUBLISHED_CODES: dict[int, frozenset[str]] = {
+    400: frozenset(
+        {
+            "INVALID_INPUT",
+            "MISSING_MANDATORY_USER_INFO",
+            "INVITATION_ALREADY_CLAIMED",
+            "INVALID_UMA_ADDRESS",
+            "INVITATION_CANCELLED",
+            "INVALID_RECEIVER",
+            "AMOUNT_OUT_OF_RANGE",
+            "INVALID_CURRENCY",
+            "INVALID_REQUEST_FORMAT",
+            "INVALID_BANK_ACCOUNT",
+            "SELF_PAYMENT",
+            "INVALID_AMOUNT",
+            "EXPIRED",
+            "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS",
+            "PASSKEY_CREDENTIAL_ALREADY_EXISTS",
+            "TRANSACTION_SIZE_LIMIT_EXCEEDED",
+        }
+    ),
+    401: frozenset(
+        {
+            "UNAUTHORIZED",
+            "INVALID_SIGNATURE",
+            "WALLET_SIGNATURE_MISSING",
+            "WALLET_SIGNATURE_MALFORMED",
+            "WALLET_SIGNATURE_BODY_MISMATCH",
+            "WALLET_SIGNATURE_INVALID",
+            "REQUEST_ID_MISSING",
+        }
+    ),
+    403: frozenset({"FORBIDDEN", "USER_NOT_READY", "VELOCITY_LIMIT_EXCEEDED"}),
+    404: frozenset(
+        {
+            "TRANSACTION_NOT_FOUND",
+            "INVITATION_NOT_FOUND",
+            "USER_NOT_FOUND",
+            "QUOTE_NOT_FOUND",
+            "LOOKUP_REQUEST_NOT_FOUND",
+            "TOKEN_NOT_FOUND",
+            "REFERENCE_NOT_FOUND",
+            "UMA_NOT_FOUND",
+        }
+    ),
+    405: frozenset({"METHOD_NOT_ALLOWED"}),
+    409: frozenset(
+        {
+            "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL",
+            "UMA_ADDRESS_EXISTS",
+            "EMAIL_OTP_EMAIL_ALREADY_EXISTS",
+            "CONFLICT",
+        }
+    ),
+    429: frozenset({"RATE_LIMITED", "DAILY_VOLUME_LIMIT_EXCEEDED"}),
+    500: frozenset({"INTERNAL_ERROR"}),
+    501: frozenset({"NOT_IMPLEMENTED"}),
+    503: frozenset({"SERVICE_UNAVAILABLE"}),
+}
+
+#: The published code of a status when neither :data:`MAPPED` nor the published list has the
+#: service's code.
+DEFAULTS: dict[int, str] = {
+    400: "INVALID_INPUT",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "REFERENCE_NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    409: "CONFLICT",
+    429: "RATE_LIMITED",
+    500: "INTERNAL_ERROR",
+    501: "NOT_IMPLEMENTED",
+    503: "SERVICE_UNAVAILABLE",
+}
+
+#: (status, the service's code) -> the published code, where a published code says more than
+#: the status's default.
+MAPPED: dict[tuple[int, str], str] = {
+    (400, "UNSUPPORTED_CURRENCY"): "INVALID_CURRENCY",
+    (400, "CURRENCY_MISMATCH"): "INVALID_CURRENCY",
+    (400, "POLICY_CURRENCY_UNSUPPORTED"): "INVALID_CURRENCY",
+    (400, "AMOUNT_TOO_SMALL"): "AMOUNT_OUT_OF_RANGE",
+    (400, "AMOUNT_TOO_LARGE"): "AMOUNT_OUT_OF_RANGE",
+    (400, "INVALID_ACCOUNT"): "INVALID_BANK_ACCOUNT",
+    (400, "DEVICE_CODE_EXPIRED"): "EXPIRED",
+    (400, "OTP_EXPIRED"): "EXPIRED",
+    (401, "WALLET_SIGNATURE_KEY_MISMATCH"): "WALLET_SIGNATURE_INVALID",
+    (401, "REQUEST_ID_UNKNOWN"): "UNAUTHORIZED",
+    (403, "POLICY_LIMIT_EXCEEDED"): "VELOCITY_LIMIT_EXCEEDED",
+    (404, "NOT_FOUND"): "REFERENCE_NOT_FOUND",
+    (404, "CUSTOMER_NOT_FOUND"): "USER_NOT_FOUND",
+    (404, "UMA_ADDRESS_NOT_FOUND"): "UMA_NOT_FOUND",
+    (404, "DEVICE_CODE_NOT_FOUND"): "TOKEN_NOT_FOUND",
+    (409, "TRANSACTION_NOT_AWAITING_APPROVAL"): "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL",
+    (429, "OTP_RATE_LIMITED"): "RATE_LIMITED",
+    (503, "STORE_UNAVAILABLE"): "SERVICE_UNAVAILABLE",
+}
+
+
+#: The collection before the id in a request's path -> the published code of a plain
+#: ``NOT_FOUND`` answer to it.
+NOT_FOUND_IN_PATH: dict[str, str] = {
+    "quotes": "QUOTE_NOT_FOUND",
+    "transactions": "TRANSACTION_NOT_FOUND",
+    "invitations": "INVITATION_NOT_FOUND",
+}
+_PATH_ID = re.compile(r"/(quotes|transactions|invitations)/[^/]+(?:/[a-z-]+)?$")
+
+
+def published_code(status: int, code: str, path: str = "") -> str:
+    """The published code of the service's ``code`` at ``status`` (see the module), for a
+    request to ``path``."""
+    if (status, code) == (404, "NOT_FOUND") and (found := _PATH_ID.search(path)):
+        return NOT_FOUND_IN_PATH[found.group(1)]
+    mapped = MAPPED.get((status, code))
+    if mapped is not None:
+        return mapped
+    published = PUBLISHED_CODES.get(status)
+    if published is None or code in published:
+        return code
+    return DEFAULTS[status]
+
+
+def published_error(body: dict[str, Any], path: str = "") -> dict[str, Any]:
+    """The published error body of the service's ``{"status", "code", "reason"}`` answered to
+    a request to ``path``."""
+    status = int(body["status"])
+    code = str(body["code"])
+    return {
+        "status": status,
+        "code": published_code(status, code, path),
+        "message": str(body["reason"]),
+        "details": {"sandboxCode": code},
+    }
