@@ -18,9 +18,11 @@ from .. import __version__
 from .api import (
     agent_me,
     agents,
+    api_tokens,
     config,
     credentials,
     customers,
+    directory,
     export,
     external_accounts,
     invitations,
@@ -63,6 +65,8 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    (BASE_PATH, api_tokens.router),
+    (BASE_PATH, directory.router),
     ("", page.router),
 )
 
