@@ -19,10 +19,12 @@ from .api import (
     agent_me,
     agents,
     api_tokens,
+    beneficial_owners,
     config,
     credentials,
     customers,
     directory,
+    documents,
     export,
     external_accounts,
     invitations,
@@ -67,6 +69,8 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, receivers.router),
     (BASE_PATH, api_tokens.router),
     (BASE_PATH, directory.router),
+    (BASE_PATH, beneficial_owners.router),
+    (BASE_PATH, documents.router),
     ("", page.router),
 )
 
