@@ -191,7 +191,7 @@ def test_two_deletes_at_once_delete_once(pair: tuple[SandboxServer, SandboxServe
         for _ in range(ROUNDS):
             token = _create(clients[0], "VIEW")
             path = f"/tokens/{token['id']}"
-            answers = race([lambda c=c: c.request("DELETE", path) for c in clients])  # type: ignore[misc]
+            answers = race([lambda c=c, p=path: c.request("DELETE", p) for c in clients])  # type: ignore[misc]
             outcomes[tuple(sorted(answer.status_code for answer in answers))] += 1
             for answer in answers:
                 if answer.status_code == 404:

@@ -59,12 +59,13 @@ def _upload(client: SandboxClient, holder: str, content: bytes = PNG, **fields: 
     return client.http.post("/documents", data=data, files={"file": ("scan.png", content)})
 
 
-def test_beneficial_owners(client: SandboxClient) -> None:
+def test_beneficial_owners(client: SandboxClient, environment: str) -> None:
     business = _business(client)
     created = _owner(client, business, 60)
     assert created.status_code == 201, created.text
     owner = created.json()
-    assert owner["kycStatus"] == "APPROVED" and owner["personalInfo"]["birthDate"] == "1978-06-15"
+    expected = "APPROVED" if environment == "sandbox" else "PENDING"
+    assert owner["kycStatus"] == expected and owner["personalInfo"]["birthDate"] == "1978-06-15"
     assert _code(_owner(client, business, 41)) == (400, "INVALID_INPUT")  # 101%
     assert _owner(client, business, 40).status_code == 201
     read = client.get(f"/beneficial-owners/{owner['id']}")
@@ -74,12 +75,17 @@ def test_beneficial_owners(client: SandboxClient) -> None:
     assert updated.status_code == 200, updated.text
     assert updated.json()["roles"] == ["UBO", "DIRECTOR"]
     assert updated.json()["personalInfo"] == {**PERSON, "middleName": "Q"}
+    renamed = client.request(
+        "PATCH", f"/beneficial-owners/{owner['id']}", json={"personalInfo": {"lastName": "Li002"}}
+    )
+    assert renamed.json()["kycStatus"] == ("REJECTED" if environment == "sandbox" else "PENDING")
     over = client.request(
         "PATCH", f"/beneficial-owners/{owner['id']}", json={"ownershipPercentage": 61}
     )
     assert _code(over) == (400, "INVALID_INPUT")
     listed = client.get("/beneficial-owners", params={"customerId": business}).json()
     assert listed["totalCount"] == 2 and listed["data"][0]["id"] == owner["id"]
+    assert listed["data"][0]["personalInfo"]["lastName"] == "Li002"
 
 
 @pytest.mark.sqlite_only
@@ -189,7 +195,7 @@ def test_two_majority_owners_at_once_create_one(pair: tuple[SandboxServer, Sandb
     with clients_of(pair) as clients:
         for _ in range(ROUNDS):
             business = _business(clients[0])
-            answers = race([lambda c=c: _owner(c, business, 60) for c in clients])  # type: ignore[misc]
+            answers = race([lambda c=c, b=business: _owner(c, b, 60) for c in clients])  # type: ignore[misc]
             outcomes[tuple(sorted(answer.status_code for answer in answers))] += 1
             listed = clients[1].get("/beneficial-owners", params={"customerId": business}).json()
             assert sum(owner["ownershipPercentage"] for owner in listed["data"]) <= 100

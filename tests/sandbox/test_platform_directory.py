@@ -128,7 +128,8 @@ def test_bad_directory_queries(
 
 
 def test_platform_internal_accounts(client: SandboxClient) -> None:
-    supported = [entry["currencyCode"] for entry in _ok(client.get("/config"))["supportedCurrencies"]]
+    config = _ok(client.get("/config"))
+    supported = [entry["currencyCode"] for entry in config["supportedCurrencies"]]
     listed = _ok(client.get("/platform/internal-accounts"))["data"]
     assert sorted(account["balance"]["currency"]["code"] for account in listed) == sorted(supported)
     again = _ok(client.get("/platform/internal-accounts"))["data"]

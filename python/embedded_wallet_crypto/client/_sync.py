@@ -85,6 +85,12 @@ class Client(ClientBase[httpx.BaseTransport]):
     agents: SyncGroup
     agent: SyncGroup
     sandbox: SyncGroup
+    tokens: SyncGroup
+    exchange_rates: SyncGroup
+    uma_providers: SyncGroup
+    vasps: SyncGroup
+    discoveries: SyncGroup
+    documents: SyncGroup
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -80,4 +80,3 @@ def list_platform_internal_accounts(
         db, services.clock.now(), currency, type.value if type is not None else None
     )
     return answer(db, listed)
-

@@ -4,7 +4,10 @@ Rules the sandbox decides (the published document is silent): only a ``BUSINESS`
 beneficial owners (400 ``INVALID_INPUT`` for another); the ownership percentages of one
 customer's owners add up to at most 100 (400 ``INVALID_INPUT`` past it), decided with the
 customer's row locked in the same transaction as the change, so that it holds across requests
-and processes; a new owner's ``kycStatus`` is ``APPROVED`` at once (the sandbox runs no KYC).
+and processes. An owner's ``kycStatus`` is decided at once, and again when its ``lastName``
+changes, as ``POST /verifications`` decides a person's KYC (``domain.verifications``): the last 3
+characters of ``lastName`` ``001`` PENDING, ``002`` REJECTED, else APPROVED; always PENDING in
+production.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..ids import new_id
 from ..models.kyc import BeneficialOwnerCreate, BeneficialOwnerUpdate
 from ..services import Services
 from .errors import Refusal, invalid, not_found
+from .verifications import kyc_status
 
 __all__ = [
     "beneficial_owner_body",
@@ -86,7 +90,7 @@ def create_beneficial_owner(
         roles=[role.value for role in body.roles],
         ownership_percentage=body.ownershipPercentage,
         personal_info=body.personalInfo.model_dump(mode="json", exclude_none=True),
-        kyc_status="APPROVED",
+        kyc_status=kyc_status(body.personalInfo.lastName, sandbox=services.sandbox),
         created_at=now,
         updated_at=now,
     )
@@ -122,6 +126,8 @@ def update_beneficial_owner(
     if body.personalInfo is not None:
         given = body.personalInfo.model_dump(mode="json", exclude_none=True)
         row.personal_info = {**row.personal_info, **given}
+        if body.personalInfo.lastName is not None:
+            row.kyc_status = kyc_status(body.personalInfo.lastName, sandbox=services.sandbox)
     row.updated_at = services.clock.now()
     return beneficial_owner_body(row)
 

@@ -113,13 +113,19 @@ def _provider(
     }
 
 
-_PROVIDERS: Final = (
-    _provider("Sandbox UMA", "sandbox.test", ["US"], ["USD", "USDC"], "5493000SANDBOX000001", True),
-    _provider("Euro Pay Sandbox", "europay.test", ["DE", "FR"], ["EUR"], "5493000SANDBOX000002", True),
-    _provider("Peso Wallet Sandbox", "pesowallet.test", ["MX"], ["MXN", "USD"], "5493000SANDBOX000003", True),
-    _provider("Naira Sandbox", "nairapay.test", ["NG"], ["NGN"], "5493000SANDBOX000004", True),
-    _provider("Blocked Sandbox VASP", "blocked.test", ["US", "GB"], ["USD", "GBP"], "5493000SANDBOX000005", False),
-)  # fmt: skip
+_PROVIDERS: Final = tuple(
+    _provider(name, domain, regions, codes, f"5493000SANDBOX{number:06d}", allowed)
+    for number, (name, domain, regions, codes, allowed) in enumerate(
+        (
+            ("Sandbox UMA", "sandbox.test", ["US"], ["USD", "USDC"], True),
+            ("Euro Pay Sandbox", "europay.test", ["DE", "FR"], ["EUR"], True),
+            ("Peso Wallet Sandbox", "pesowallet.test", ["MX"], ["MXN", "USD"], True),
+            ("Naira Sandbox", "nairapay.test", ["NG"], ["NGN"], True),
+            ("Blocked Sandbox VASP", "blocked.test", ["US", "GB"], ["USD", "GBP"], False),
+        ),
+        start=1,
+    )
+)
 
 
 def _country(value: str, name: str) -> str:
@@ -160,9 +166,7 @@ _VASPS: Final = (
 
 def vasps(request: PageRequest) -> dict[str, Any]:
     """The sandbox's VASP directory, by name."""
-    items = [
-        (name, {"vaspName": name, **({"url": url} if url else {})}) for name, url in _VASPS
-    ]
+    items = [(name, {"vaspName": name, **({"url": url} if url else {})}) for name, url in _VASPS]
     return page_of(items, request)
 
 

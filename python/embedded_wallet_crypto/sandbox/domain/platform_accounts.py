@@ -33,9 +33,7 @@ _CRYPTO = frozenset({"USDC", "USDT", "BTC"})
 def platform_account_body(row: PlatformInternalAccount) -> dict[str, Any]:
     """The published InternalAccount of the platform (no ``customerId``)."""
     shown = InternalAccount(id=row.id, type=row.type, currency=row.currency)  # never stored
-    instructions = [
-        {**entry, "isPlatformAccount": True} for entry in funding_instructions(shown)
-    ]
+    instructions = [{**entry, "isPlatformAccount": True} for entry in funding_instructions(shown)]
     amount = {"amount": row.balance, "currency": currency(row.currency)}
     return {
         "id": row.id,

@@ -118,7 +118,6 @@ class PlatformAuth:
             return False
         return hmac.compare_digest(_hash(stored.salt, secret), stored.secret_hash)
 
-
     def authenticate(self, user: str, secret: str) -> tuple[str, frozenset[str]] | None:
         """The caller (a configured pair's id, or an API token's id) and its permissions, or
         None for invalid credentials (database work: an API token is read on every call)."""
