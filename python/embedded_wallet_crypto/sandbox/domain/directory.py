@@ -140,11 +140,9 @@ def uma_providers(
     code: str | None,
     include_blocked: bool,
 ) -> dict[str, Any]:
-    """The sandbox's UMA providers (one not on the allow list), filtered; by name."""
-    if country is not None:
-        _country(country, "countryCode")
-    if code is not None:
-        _code(code, "currencyCode")
+    """The sandbox's UMA providers (one not on the allow list), filtered (a country or
+    currency no provider has, well formed or not, matches nothing: the published operation
+    has no 400 for them); by name."""
     found = [
         (provider["name"], provider)
         for provider in _PROVIDERS
