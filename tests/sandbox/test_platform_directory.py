@@ -151,3 +151,18 @@ def test_the_directories_need_credentials(client: SandboxClient) -> None:
             401,
             "UNAUTHORIZED",
         )
+
+
+def test_a_currency_without_sandbox_bank_details_is_funded_by_swift(client: SandboxClient) -> None:
+    """AED has a published account variant the sandbox has no details for: its funding
+    instruction is the published SWIFT_ACCOUNT."""
+    customer = client.create_customer(currencies=["AED"])
+    (account,) = _ok(
+        client.get(
+            "/customers/internal-accounts",
+            params={"customerId": customer["id"], "type": "INTERNAL_FIAT"},
+        )
+    )["data"]
+    info = account["fundingPaymentInstructions"][0]["accountOrWalletInfo"]
+    assert info["accountType"] == "SWIFT_ACCOUNT" and info["paymentRails"] == ["SWIFT"]
+    assert {"swiftCode", "bankName", "country", "accountNumber", "accountHolderName"} <= set(info)
