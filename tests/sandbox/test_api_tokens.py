@@ -67,7 +67,13 @@ def test_a_token_authenticates_with_its_permissions(
 ) -> None:
     viewer = _as(server, _create(client, "VIEW"))
     manager = _as(server, _create(client, "MANAGE"))
+    payer = _as(server, _create(client, "TRANSACT"))
     try:
+        assert _code(payer.post("/quotes", {})) == (400, "INVALID_INPUT")  # past the gate
+        assert _code(payer.post("/customers", {"customerType": "INDIVIDUAL"})) == (
+            403,
+            "FORBIDDEN",
+        )
         assert viewer.get("/config").status_code == 200
         assert viewer.get("/tokens").status_code == 200
         refused = viewer.post("/tokens", {"name": "x", "permissions": ["VIEW"]})
@@ -78,6 +84,7 @@ def test_a_token_authenticates_with_its_permissions(
     finally:
         viewer.close()
         manager.close()
+        payer.close()
 
 
 def test_wrong_secrets_and_names_are_401(client: SandboxClient, server: SandboxServer) -> None:
