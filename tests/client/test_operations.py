@@ -151,7 +151,8 @@ def test_the_table_is_consistent() -> None:
     assert {op.group for op in OPERATIONS} == set(GROUPS)
     assert set(Client.__annotations__) == set(GROUPS)  # one typed attribute per group
     for op in OPERATIONS:
-        assert op.method in ("GET", "POST", "PATCH", "DELETE")
+        assert op.method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+        assert not op.multipart or op.method in ("POST", "PUT")
         assert op.idempotent is (op.method != "POST"), op.qualified_name
         assert set(op.secret_params) <= set(op.path_params)
         assert (op.signing == "payload") is (op.payload_from is not None)
@@ -285,6 +286,44 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("invitations.cancel", "NOCODE")
     verification = run("verifications.create", body={"customerId": customer.id})
     run("verifications.get", verification.id)
+    # The platform's directories, API tokens, beneficial owners and documents.
+    run("internal_accounts.list_for_platform")
+    token = run("tokens.create", body={"name": "run", "permissions": ["VIEW"]})
+    run("tokens.list")
+    run("tokens.get", token.id)
+    run("tokens.delete", token.id)
+    run("exchange_rates.list", sourceCurrency="USD")
+    run("uma_providers.list", limit=2)
+    run("vasps.list")
+    run("discoveries.list", country="PH")
+    business = api.customers.create(body={"customerType": "BUSINESS"})["id"]
+    person = {
+        "firstName": "Jo",
+        "lastName": "Doe",
+        "birthDate": "1980-01-01",
+        "nationality": "US",
+        "address": {"line1": "1 Main St", "postalCode": "94105", "country": "US"},
+        "idType": "SSN",
+        "identifier": "123-45-6789",
+    }
+    owner = run(
+        "verifications.create_beneficial_owner",
+        body={
+            "customerId": business,
+            "roles": ["UBO"],
+            "ownershipPercentage": 50,
+            "personalInfo": person,
+        },
+    )
+    run("verifications.list_beneficial_owners", customerId=business)
+    run("verifications.get_beneficial_owner", owner.id)
+    run("verifications.update_beneficial_owner", owner.id, body={"ownershipPercentage": 40})
+    form = {"documentType": "PASSPORT", "country": "US", "file": ("p.pdf", b"%PDF-1.7")}
+    document = run("documents.upload", body={**form, "documentHolder": owner.id})
+    run("documents.list", documentHolder=owner.id)
+    run("documents.get", document.id)
+    run("documents.replace", document.id, body=form)
+    run("documents.delete", document.id)
     # The sandbox's other simulations.
     run("sandbox.send", body={"quoteId": missing, "currencyCode": "USD"})
     uma = {

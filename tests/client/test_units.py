@@ -286,6 +286,30 @@ def test_sent_requests_carry_what_the_table_says() -> None:
     assert "Authorization" not in redeem.headers  # the code is the proof
 
 
+def test_document_uploads_are_forms() -> None:
+    sent: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(201, json={"id": "Document:1"})
+
+    api = _offline(record)
+    form = {"documentType": "PASSPORT", "country": "US", "file": ("p.pdf", b"%PDF-1.7\r\n\x00")}
+    assert api.documents.upload(body={**form, "documentHolder": "Customer:1"}) == {
+        "id": "Document:1"
+    }
+    (upload,) = sent
+    kind = upload.headers["Content-Type"]
+    assert kind.startswith("multipart/form-data; boundary=")
+    assert b'name="file"; filename="p.pdf"' in upload.content
+    assert b"%PDF-1.7\r\n\x00" in upload.content and b'name="documentHolder"' in upload.content
+    assert upload.headers["Idempotency-Key"].startswith("ewc-")
+    for bad in ({"country": "US"}, {"file": b"bytes"}, {"file": ("a", b"x"), "n": 5}, [1]):
+        with pytest.raises(TypeError):
+            api.documents.upload(body=bad)
+    assert len(sent) == 1  # nothing sent for a bad form
+
+
 def test_the_async_client_sends_the_same() -> None:
     sent: list[httpx.Request] = []
 

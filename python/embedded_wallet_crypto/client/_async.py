@@ -108,6 +108,12 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     agents: AsyncAgentsOperations
     agent: AsyncAgentOperations
     sandbox: AsyncSandboxOperations
+    tokens: AsyncGroup
+    exchange_rates: AsyncGroup
+    uma_providers: AsyncGroup
+    vasps: AsyncGroup
+    discoveries: AsyncGroup
+    documents: AsyncGroup
 
     def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from ._wire import (
     Call,
     ClientConfig,
     Reply,
+    encode_form,
     encode_json,
     new_idempotency_key,
     query_params,
@@ -89,12 +90,19 @@ def make_call(
         isinstance(name, str) and isinstance(value, str) for name, value in headers.items()
     ):
         raise TypeError("headers must map str to str")
+    extra: tuple[tuple[str, str], ...] = ()
+    content: bytes | None
+    if op.multipart and body is not None:
+        content, content_type = encode_form(body)
+        extra = (("Content-Type", content_type),)
+    else:
+        content = None if body is None else encode_json(body)
     return Call(
         operation=op,
         path=op.render(args),
-        content=None if body is None else encode_json(body),
+        content=content,
         params=query_params(params),
-        headers=tuple((headers or {}).items()),
+        headers=extra + tuple((headers or {}).items()),
         idempotency_key=_idempotency_key(op, idempotency_key),
         secrets=op.secret_values(args),
     )

@@ -83,6 +83,8 @@ class Operation:
         response_model: the type the answer is read into (a pydantic model, a union of
             them, ``str``), validated by pydantic; None for an operation that answers 204.
             A retry-signed operation's 202 is read into ``SignedRequestChallengeOut``.
+        multipart: the body is a ``multipart/form-data`` form (a document upload): a mapping
+            of text fields whose ``file`` is ``(file name, bytes)``.
     """
 
     group: str
@@ -98,6 +100,7 @@ class Operation:
     payload_from: str | None = None
     binds_key: str | None = None
     response_model: Any = None
+    multipart: bool = False
 
     @property
     def qualified_name(self) -> str:
@@ -158,6 +161,12 @@ GROUPS: dict[str, str] = {
     "agents": "Agent Management",
     "agent": "Agent Operations",
     "sandbox": "Sandbox",
+    "tokens": "API Tokens",
+    "exchange_rates": "Exchange Rates",
+    "uma_providers": "Available UMA Providers",
+    "vasps": "VASPs",
+    "discoveries": "Discoveries",
+    "documents": "Documents",
 }
 
 _ = Operation
@@ -227,6 +236,24 @@ OPERATIONS: tuple[Operation, ...] = (
     _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False, response_model=TransactionOut),
     _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False, response_model=TransactionOut),
     _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True, response_model=str),
+    _("internal_accounts",  "list_for_platform",       "GET",    "/platform/internal-accounts",                 "listPlatformInternalAccounts",     True),
+    _("tokens",             "create",                  "POST",   "/tokens",                                     "createToken",                      False),
+    _("tokens",             "list",                    "GET",    "/tokens",                                     "listTokens",                       True, paginated=PAGES),
+    _("tokens",             "get",                     "GET",    "/tokens/{tokenId}",                           "getTokenById",                     True),
+    _("tokens",             "delete",                  "DELETE", "/tokens/{tokenId}",                           "deleteTokenById",                  True),
+    _("exchange_rates",     "list",                    "GET",    "/exchange-rates",                             "getExchangeRates",                 True),
+    _("uma_providers",      "list",                    "GET",    "/uma-providers",                              "getAvailableUmaProviders",         True, paginated=PAGES),
+    _("vasps",              "list",                    "GET",    "/vasps",                                      "listVasps",                        True, paginated=PAGES),
+    _("discoveries",        "list",                    "GET",    "/discoveries",                                "getDiscoveries",                   True),
+    _("verifications",      "create_beneficial_owner", "POST",   "/beneficial-owners",                          "createBeneficialOwner",            False),
+    _("verifications",      "list_beneficial_owners",  "GET",    "/beneficial-owners",                          "listBeneficialOwners",             True, paginated=PAGES),
+    _("verifications",      "get_beneficial_owner",    "GET",    "/beneficial-owners/{beneficialOwnerId}",      "getBeneficialOwner",               True),
+    _("verifications",      "update_beneficial_owner", "PATCH",  "/beneficial-owners/{beneficialOwnerId}",      "updateBeneficialOwner",            True),
+    _("documents",          "upload",                  "POST",   "/documents",                                  "uploadDocument",                   False, multipart=True),
+    _("documents",          "list",                    "GET",    "/documents",                                  "listDocuments",                    True, paginated=PAGES),
+    _("documents",          "get",                     "GET",    "/documents/{documentId}",                     "getDocument",                      True),
+    _("documents",          "replace",                 "PUT",    "/documents/{documentId}",                     "replaceDocument",                  True, multipart=True),
+    _("documents",          "delete",                  "DELETE", "/documents/{documentId}",                     "deleteDocument",                   True),
 )
 # fmt: on
 del _, P, PAGES

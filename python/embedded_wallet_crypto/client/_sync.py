@@ -103,6 +103,12 @@ class Client(ClientBase[httpx.BaseTransport]):
     agents: AgentsOperations
     agent: AgentOperations
     sandbox: SandboxOperations
+    tokens: SyncGroup
+    exchange_rates: SyncGroup
+    uma_providers: SyncGroup
+    vasps: SyncGroup
+    discoveries: SyncGroup
+    documents: SyncGroup
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -221,6 +221,38 @@ class Reply:
     data: Any
 
 
+def encode_form(body: object) -> tuple[bytes, str]:
+    """A ``multipart/form-data`` body and its Content-Type (encoded by httpx, once, so that a
+    retry repeats it byte for byte): ``body`` maps text fields to strings, and ``file`` to
+    ``(file name, bytes)`` (required: the service's forms all carry one).
+
+    Raises:
+        TypeError: ``body`` is not such a mapping.
+    """
+    import httpx  # the client's own dependency (the ``client`` extra)
+
+    if not isinstance(body, Mapping) or "file" not in body:
+        raise TypeError("a form body must be a mapping with a file: (file name, bytes)")
+    fields: dict[str, str] = {}
+    files: dict[str, tuple[str, bytes]] = {}
+    for name, value in body.items():
+        if name == "file":
+            if not (
+                isinstance(value, tuple)
+                and len(value) == 2
+                and isinstance(value[0], str)
+                and isinstance(value[1], (bytes, bytearray))
+            ):
+                raise TypeError("the form's file must be (file name, bytes)")
+            files["file"] = (value[0], bytes(value[1]))
+        elif isinstance(name, str) and isinstance(value, str):
+            fields[name] = value
+        else:
+            raise TypeError(f"the form field {name!r} must be a str")
+    request = httpx.Request("POST", "http://form.invalid/", data=fields, files=files)
+    return request.read(), request.headers["Content-Type"]
+
+
 def request_headers(config: ClientConfig, call: Call) -> dict[str, str]:
     """The headers of ``call``: authentication by the operation's ``auth``, JSON content,
     the Idempotency-Key, and the flow's own (signature, Request-Id).

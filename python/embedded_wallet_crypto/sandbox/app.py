@@ -18,9 +18,13 @@ from .. import __version__
 from .api import (
     agent_me,
     agents,
+    api_tokens,
+    beneficial_owners,
     config,
     credentials,
     customers,
+    directory,
+    documents,
     export,
     external_accounts,
     invitations,
@@ -64,6 +68,10 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    (BASE_PATH, api_tokens.router),
+    (BASE_PATH, directory.router),
+    (BASE_PATH, beneficial_owners.router),
+    (BASE_PATH, documents.router),
     ("", page.router),
 )
 

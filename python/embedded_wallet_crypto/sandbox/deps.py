@@ -30,11 +30,13 @@ from .db.engine import Database
 from .db.pages import DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, PageRequest
 from .db.tables_agents import Agent
 from .domain.agents.registry import agent_of_token
+from .domain.api_tokens import ALL_PERMISSIONS, require_permission
 from .domain.errors import Refusal
 from .domain.idempotency import MAX_KEY_LENGTH, KeyedRequest, keyed_request
 from .domain.platform_auth import BASIC_REALM, PlatformAuth, basic_credentials, invalid_credentials
 from .domain.wallet import RetryHeaders
 from .services import Services
+from .settings import BASE_PATH
 
 __all__ = [
     "AGENT_SCOPE_KEY",
@@ -86,18 +88,25 @@ async def services(request: Request) -> Services:
     return found
 
 
-async def check_platform(auth: PlatformAuth, header: str | None) -> str:
-    """The token id of valid platform Basic credentials in an ``Authorization`` header, or a
-    401 :class:`Refusal`. A known id is checked here; an unknown one re-reads the stored
-    credentials, off the event loop."""
+async def check_platform(
+    auth: PlatformAuth, header: str | None, method: str | None = None, path: str = ""
+) -> str:
+    """The caller of valid platform Basic credentials in an ``Authorization`` header (a
+    configured pair's id, or an API token's id), or a 401 :class:`Refusal`; with ``method``,
+    a 403 when an API token lacks the permission for ``method`` on ``path`` (under the base
+    path). A configured id is checked here; any other (an API token, a pair stored by
+    another process) is read from the database, off the event loop."""
     token_id, secret = basic_credentials(header)
     if auth.known(token_id):
-        valid = auth.check(token_id, secret)
+        found = (token_id, ALL_PERMISSIONS) if auth.check(token_id, secret) else None
     else:
-        valid = await run_in_threadpool(auth.check, token_id, secret)
-    if not valid:
+        found = await run_in_threadpool(auth.authenticate, token_id, secret)
+    if found is None:
         raise invalid_credentials()
-    return token_id
+    caller, permissions = found
+    if method is not None:
+        require_permission(permissions, method, path)
+    return caller
 
 
 _basic = HTTPBasic(auto_error=False, realm=BASIC_REALM)
@@ -117,7 +126,10 @@ async def require_platform(
     if isinstance(checked, str):
         return checked
     return await check_platform(
-        request.app.state.platform_auth, request.headers.get("authorization")
+        request.app.state.platform_auth,
+        request.headers.get("authorization"),
+        request.method,
+        request.scope["path"].removeprefix(BASE_PATH),
     )
 
 

@@ -1,9 +1,10 @@
 """What every HTTP request meets before the application reads it.
 
-1. Authentication: a route that takes platform credentials, or an agent's Bearer access token
-   (``/agents/me``), answers 401 without valid ones before anything else (before its body is
-   read, before it is validated, before the sandbox-only check), whatever else is wrong with the
-   request.
+1. Authentication: a route that takes platform credentials (a configured pair or an API token;
+   an API token without the route's permission is answered 403 here too), or an agent's
+   Bearer access token (``/agents/me``), answers 401 without valid ones before anything else
+   (before its body is read, before it is validated, before the sandbox-only check), whatever
+   else is wrong with the request.
 2. The declared body size: a ``Content-Length`` over the limit is answered 413
    ``BODY_TOO_LARGE`` without reading the body. A body without one (chunked) is counted while
    it is read, by the framework's own limit (``FastAPI(max_body_size=...)``), which stops at
@@ -38,6 +39,7 @@ from .deps import (
 )
 from .domain.errors import Refusal
 from .errors import body_too_large, error_response, unexpected
+from .settings import BASE_PATH
 
 __all__ = ["RequestGate", "needs", "needs_platform"]
 
@@ -101,7 +103,12 @@ class RequestGate:
         state = self.service.state
         if platform:
             auth = state.platform_auth
-            scope[PLATFORM_SCOPE_KEY] = await check_platform(auth, headers.get("authorization"))
+            scope[PLATFORM_SCOPE_KEY] = await check_platform(
+                auth,
+                headers.get("authorization"),
+                scope["method"],
+                scope["path"].removeprefix(BASE_PATH),
+            )
         if agent:
             scope[AGENT_SCOPE_KEY] = await check_agent(
                 state.database, state.services, headers.get("authorization")

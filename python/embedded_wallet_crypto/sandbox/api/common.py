@@ -32,6 +32,8 @@ _DESCRIPTIONS = {
     400: "The request is not valid (the reason names the field or the rule).",
     413: "The request body is larger than the service's limit (BODY_TOO_LARGE).",
     401: "Platform credentials, or a credential, signature or request id, failed a check.",
+    403: "FORBIDDEN: an API token without the operation's permission (or, for a sandbox-only "
+    "endpoint, the production environment).",
     404: "No such resource.",
     429: "Too many requests; wait the seconds of the Retry-After header.",
 }

@@ -31,6 +31,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "page",
+    "page_of",
     "parse_limit",
     "parse_sort_order",
 ]
@@ -139,4 +140,27 @@ def page(
     }
     if body["hasMore"]:
         body["nextCursor"] = encode_cursor(shown[-1].created_at, shown[-1].id)
+    return body
+
+
+def page_of(
+    items: list[tuple[str, dict[str, Any]]], request: PageRequest, total: int | None = None
+) -> dict[str, Any]:
+    """One page of a fixed list (the sandbox's directories), as the list envelope: ``items``
+    are ``(key, body)`` with distinct keys, ordered by key; the cursor is the same keyset
+    cursor as :func:`page` (the epoch and the last key)."""
+    ordered = sorted(items, key=lambda item: item[0], reverse=request.descending)
+    if request.cursor is not None:
+        _, after = decode_cursor(request.cursor)
+        ordered = [
+            item for item in ordered if (item[0] < after if request.descending else item[0] > after)
+        ]
+    shown = ordered[: request.limit]
+    body: dict[str, Any] = {
+        "data": [item[1] for item in shown],
+        "hasMore": len(ordered) > request.limit,
+        "totalCount": len(items) if total is None else total,
+    }
+    if body["hasMore"]:
+        body["nextCursor"] = encode_cursor(_EPOCH, shown[-1][0])
     return body

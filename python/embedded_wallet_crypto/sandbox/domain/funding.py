@@ -73,15 +73,21 @@ def funding_instructions(account: InternalAccount) -> list[dict[str, Any]]:
             "bankName": "Sandbox Bank",
             "reference": reference,
         }
-    else:
-        details = _FIAT.get(account.currency)
+    elif account.currency in _FIAT:
         info = {
             "accountType": f"{account.currency}_ACCOUNT",
-            **(
-                details(str(int(digest[16:48], 16)).rjust(40, "0"))
-                if details is not None
-                else {"accountNumber": digits, "bankName": "Sandbox Bank"}
-            ),
+            **_FIAT[account.currency](str(int(digest[16:48], 16)).rjust(40, "0")),
+            "reference": reference,
+        }
+    else:  # a currency without sandbox bank details: a SWIFT wire (the published generic)
+        info = {
+            "accountType": "SWIFT_ACCOUNT",
+            "country": "US",
+            "swiftCode": "SBXBUS33",
+            "bankName": "Sandbox Bank",
+            "accountNumber": digits,
+            "accountHolderName": "Sandbox Platform",
+            "paymentRails": ["SWIFT"],
             "reference": reference,
         }
     return [

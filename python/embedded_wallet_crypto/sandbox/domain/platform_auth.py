@@ -3,7 +3,10 @@
 Pairs given with ``--platform-credentials ID:SECRET`` are stored (salted SHA-256 only). Without
 any, the first start creates one pair, stores its hash and prints it once. A secret is compared
 in constant time; the pairs are cached per process and re-read on an unknown id, so that pairs
-stored by another process of the same database are found.
+stored by another process of the same database are found. These pairs hold every permission.
+
+The API tokens the platform creates (``POST /tokens``, ``domain.api_tokens``) are Basic
+credentials too: :meth:`PlatformAuth.authenticate` finds either kind.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from ..clock import Clock
 from ..db.engine import Database
 from ..db.tables_wallet import PlatformCredential, ServiceSecret
+from . import api_tokens
 from .errors import Refusal
 
 __all__ = ["BASIC_REALM", "PlatformAuth", "basic_credentials", "invalid_credentials"]
@@ -113,6 +117,17 @@ class PlatformAuth:
             _hash("0" * 32, secret)  # the same work for an unknown id
             return False
         return hmac.compare_digest(_hash(stored.salt, secret), stored.secret_hash)
+
+    def authenticate(self, user: str, secret: str) -> tuple[str, frozenset[str]] | None:
+        """The caller (a configured pair's id, or an API token's id) and its permissions, or
+        None for invalid credentials (database work: an API token is read on every call)."""
+        if not self.known(user):
+            found = api_tokens.authenticate(self._database, user, secret)
+            if found is not None:
+                return found
+        if self.check(user, secret):
+            return user, api_tokens.ALL_PERMISSIONS
+        return None
 
 
 def _unauthorized(reason: str) -> Refusal:
