@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import runpy
 import typing
 import uuid
 from typing import Any
@@ -17,8 +18,13 @@ import httpx
 import pytest
 import yaml
 from conftest import REPO
-from embedded_wallet_crypto.client import GROUPS, OPERATIONS, ApiError, Client
-from embedded_wallet_crypto.client._group_types import ASYNC_GROUPS, SYNC_GROUPS
+from embedded_wallet_crypto.client import GROUPS, OPERATIONS, ApiError, AsyncClient, Client
+from embedded_wallet_crypto.client._group_types import (
+    ASYNC_GROUPS,
+    SYNC_GROUPS,
+    AsyncGroups,
+    SyncGroups,
+)
 from embedded_wallet_crypto.client._groups import AsyncListOperation, SyncListOperation
 from embedded_wallet_crypto.client._operations import operation as table_row
 from embedded_wallet_crypto.sandbox.app import ROUTERS
@@ -145,11 +151,20 @@ def test_the_typed_groups_are_the_tables() -> None:
                     assert arguments[1] is item, op.qualified_name
 
 
+def test_the_typed_groups_are_generated_from_the_table() -> None:
+    """The typed groups are written from the table (``scripts/client_group_types.py``): one
+    source of truth, the sync and async classes derived from its rows."""
+    generator = runpy.run_path(str(REPO / "scripts" / "client_group_types.py"))
+    assert generator["stale"]() == [], "run scripts/client_group_types.py"
+
+
 def test_the_table_is_consistent() -> None:
     names = [op.qualified_name for op in OPERATIONS]
     assert len(set(names)) == len(names)
     assert {op.group for op in OPERATIONS} == set(GROUPS)
-    assert set(Client.__annotations__) == set(GROUPS)  # one typed attribute per group
+    assert issubclass(Client, SyncGroups) and issubclass(AsyncClient, AsyncGroups)
+    for typed in (SyncGroups, AsyncGroups):  # one typed attribute per group
+        assert set(typing.get_type_hints(typed)) == set(GROUPS)
     for op in OPERATIONS:
         assert op.method in ("GET", "POST", "PUT", "PATCH", "DELETE")
         assert not op.multipart or op.method in ("POST", "PUT")
@@ -296,7 +311,7 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("uma_providers.list", limit=2)
     run("vasps.list")
     run("discoveries.list", country="PH")
-    business = api.customers.create(body={"customerType": "BUSINESS"})["id"]
+    business = api.customers.create(body={"customerType": "BUSINESS"}).id
     person = {
         "firstName": "Jo",
         "lastName": "Doe",
