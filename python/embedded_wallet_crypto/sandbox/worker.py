@@ -22,11 +22,11 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from .clock import Clock
-from .db.engine import Database, lock
-from .db.tables_payments import Transaction, WebhookDelivery
+from .db.engine import Database
+from .db.tables_payments import Transaction
 from .domain.idempotency import purge_expired
-from .domain.transactions import INCOMING_PAYMENT, apply_approval, apply_due, fail_now
-from .domain.webhooks import deliver_due
+from .domain.transactions import apply_due, fail_now
+from .domain.webhook_delivery import deliver_due
 
 __all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "running_worker"]
 
@@ -129,30 +129,6 @@ def advance_due(database: Database) -> int:
     return moved
 
 
-def _delivery_result(
-    db: Session, delivery: WebhookDelivery, state: str, status: int | None
-) -> None:
-    """An approval request's answer: 200 approves, 202 holds (until the approve call or the
-    timeout), a failed delivery fails the payment (PAYMENT_APPROVAL_WEBHOOK_ERROR)."""
-    if delivery.transaction_id is None or delivery.event_type != INCOMING_PAYMENT:
-        return
-    row = db.get(Transaction, delivery.transaction_id)
-    if row is None:
-        return
-    lock(db, row)  # against a concurrent POST /transactions/{id}/approve
-    if row.status != "PENDING" or not row.extra.get("awaitingApproval"):
-        return
-    if row.extra.get("approvalEvent") != delivery.id:
-        return
-    extra = dict(row.extra)
-    extra["awaitingApproval"] = status == 202
-    row.extra = extra
-    if state == "FAILED":
-        apply_approval(db, row, False, "PAYMENT_APPROVAL_WEBHOOK_ERROR")
-    elif status != 202:
-        apply_approval(db, row, True, None)
-
-
 class _Ticker:
     """One process's worker state: when it last forgot expired idempotency keys."""
 
@@ -163,7 +139,7 @@ class _Ticker:
 
     def tick(self) -> None:
         advance_due(self.database)
-        deliver_due(self.database, self.clock, _delivery_result)
+        deliver_due(self.database, self.clock)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)

@@ -20,6 +20,7 @@ from .platform_config import check_amount, load_config
 from .quotes import find_quote, fund_quote
 from .transaction_queries import find_transaction
 from .transactions import APPROVAL_TIMEOUT_SECONDS, new_transaction, transaction_body
+from .webhooks import emit
 
 __all__ = ["REQUESTED_RECEIVER_FIELDS", "fund_account", "receive_uma", "send_funding"]
 
@@ -37,7 +38,9 @@ def fund_account(db: Session, account_id: str, body: FundBody) -> dict[str, Any]
     if not credit(db, account.id, body.amount):
         raise limit_exceeded()
     db.refresh(account)
-    return account_body(account)
+    body = account_body(account)
+    emit(db, "INTERNAL_ACCOUNT.BALANCE_UPDATED", body)
+    return body
 
 
 def send_funding(db: Session, services: Services, body: SendBody) -> dict[str, Any]:
@@ -54,8 +57,8 @@ def receive_uma(
     db: Session, services: Services, platform: str, body: UmaReceiveBody
 ) -> dict[str, Any]:
     """Simulate an incoming UMA payment to a customer. With a ``webhookEndpoint`` configured,
-    an INCOMING_PAYMENT webhook asks for approval first (200 approves, 202 holds the payment
-    for ``POST /transactions/{id}/approve``); without one it completes on its own."""
+    an ``INCOMING_PAYMENT.PENDING`` webhook asks for approval first (its answer decides:
+    ``incoming_approval``); without one it completes on its own."""
     customer = None
     if body.customerId is not None:
         customer = db.get(Customer, body.customerId)
