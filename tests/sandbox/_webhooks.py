@@ -179,7 +179,9 @@ def event(client: SandboxClient, event_id: str) -> dict[str, Any]:
 
 def settled_event(client: SandboxClient, event_id: str) -> dict[str, Any]:
     """The event once no attempt is due any more."""
-    found: dict[str, Any] = poll(lambda: event(client, event_id), lambda e: e["status"] != "PENDING")
+    found: dict[str, Any] = poll(
+        lambda: event(client, event_id), lambda e: e["status"] != "PENDING"
+    )
     return found
 
 

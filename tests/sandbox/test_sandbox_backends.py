@@ -369,8 +369,7 @@ def test_a_held_incoming_payment_is_approved_once(
         wait_for(
             lambda: {"events": receiver.events("INCOMING_PAYMENT.PENDING")},
             lambda value: any(
-                event["data"]["id"] == created.json()["id"]
-                for event in value["events"]
+                event["data"]["id"] == created.json()["id"] for event in value["events"]
             ),
         )
         body = {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}}

@@ -11,6 +11,7 @@ each asserted by the event's attempts (``GET /sandbox/events``) and the payment'
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -94,9 +95,7 @@ def received(hooks: Hooks, public_key: str, **match: Any) -> list[dict[str, Any]
 
 
 def test_a_new_endpoint_gets_the_test_event(hooks: Hooks, public_key: str) -> None:
-    tests = poll(
-        lambda: [e for e in received(hooks, public_key) if e["type"] == "TEST"], bool
-    )
+    tests = poll(lambda: [e for e in received(hooks, public_key) if e["type"] == "TEST"], bool)
     assert tests and tests[0]["data"] == {}
 
 
@@ -144,7 +143,7 @@ def test_500_is_retried_on_the_schedule(client: SandboxClient, hooks: Hooks) -> 
     ]
     from embedded_wallet_crypto.sandbox.clock import as_datetime
 
-    for number, (this, following) in enumerate(zip(tries, tries[1:]), start=1):
+    for number, (this, following) in enumerate(itertools.pairwise(tries), start=1):
         wait = (as_datetime(this["nextAttemptAt"]) - as_datetime(this["at"])).total_seconds()
         assert wait == pytest.approx(retry_delay(number) * TIME_SCALE, abs=0.002)
         assert as_datetime(following["at"]) >= as_datetime(this["nextAttemptAt"])
@@ -219,11 +218,41 @@ APPROVE = (200, {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}})
     ("script", "status", "reason", "outcomes", "credited"),
     [
         ([APPROVE], "COMPLETED", None, ["APPROVED"], True),
-        ([(200, None)], "FAILED", "MISSING_MANDATORY_PAYEE_DATA", ["PAYMENT_FAILED_MISSING_PAYEE_DATA"], False),  # noqa: E501
-        ([(403, {"code": "NO", "reason": "RESTRICTED_JURISDICTION"})], "REJECTED", "COMPLIANCE_REJECTED", ["REJECTED"], False),  # noqa: E501
-        ([(500, None)], "FAILED", "PAYMENT_APPROVAL_WEBHOOK_ERROR", ["PAYMENT_FAILED_WEBHOOK_ERROR"], False),  # noqa: E501
-        ([(422, {"requiredFields": ["NATIONALITY"]}), APPROVE], "COMPLETED", None, ["MORE_INFORMATION_REQUESTED", "APPROVED"], True),  # noqa: E501
-        ([(422, {"requiredFields": ["TAX_ID"]})], "FAILED", "PAYMENT_APPROVAL_WEBHOOK_ERROR", ["MORE_INFORMATION_REQUESTED", "MORE_INFORMATION_UNAVAILABLE"], False),  # noqa: E501
+        (
+            [(200, None)],
+            "FAILED",
+            "MISSING_MANDATORY_PAYEE_DATA",
+            ["PAYMENT_FAILED_MISSING_PAYEE_DATA"],
+            False,
+        ),  # noqa: E501
+        (
+            [(403, {"code": "NO", "reason": "RESTRICTED_JURISDICTION"})],
+            "REJECTED",
+            "COMPLIANCE_REJECTED",
+            ["REJECTED"],
+            False,
+        ),  # noqa: E501
+        (
+            [(500, None)],
+            "FAILED",
+            "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+            ["PAYMENT_FAILED_WEBHOOK_ERROR"],
+            False,
+        ),  # noqa: E501
+        (
+            [(422, {"requiredFields": ["NATIONALITY"]}), APPROVE],
+            "COMPLETED",
+            None,
+            ["MORE_INFORMATION_REQUESTED", "APPROVED"],
+            True,
+        ),  # noqa: E501
+        (
+            [(422, {"requiredFields": ["TAX_ID"]})],
+            "FAILED",
+            "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+            ["MORE_INFORMATION_REQUESTED", "MORE_INFORMATION_UNAVAILABLE"],
+            False,
+        ),  # noqa: E501
     ],
     ids=["200", "200-missing", "403", "500", "422-then-200", "422-twice"],
 )
