@@ -224,35 +224,35 @@ APPROVE = (200, {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}})
             "MISSING_MANDATORY_PAYEE_DATA",
             ["PAYMENT_FAILED_MISSING_PAYEE_DATA"],
             False,
-        ),  # noqa: E501
+        ),
         (
             [(403, {"code": "NO", "reason": "RESTRICTED_JURISDICTION"})],
             "REJECTED",
             "COMPLIANCE_REJECTED",
             ["REJECTED"],
             False,
-        ),  # noqa: E501
+        ),
         (
             [(500, None)],
             "FAILED",
             "PAYMENT_APPROVAL_WEBHOOK_ERROR",
             ["PAYMENT_FAILED_WEBHOOK_ERROR"],
             False,
-        ),  # noqa: E501
+        ),
         (
             [(422, {"requiredFields": ["NATIONALITY"]}), APPROVE],
             "COMPLETED",
             None,
             ["MORE_INFORMATION_REQUESTED", "APPROVED"],
             True,
-        ),  # noqa: E501
+        ),
         (
             [(422, {"requiredFields": ["TAX_ID"]})],
             "FAILED",
             "PAYMENT_APPROVAL_WEBHOOK_ERROR",
             ["MORE_INFORMATION_REQUESTED", "MORE_INFORMATION_UNAVAILABLE"],
             False,
-        ),  # noqa: E501
+        ),
     ],
     ids=["200", "200-missing", "403", "500", "422-then-200", "422-twice"],
 )

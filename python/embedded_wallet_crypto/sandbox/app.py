@@ -37,6 +37,7 @@ from .api import (
 from .db.engine import Database
 from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
+from .domain.webhooks import signing_key
 from .errors import install_error_handlers
 from .gate import RequestGate
 from .services import Services
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     database = Database(settings.database)
     database.create_tables()
     ensure_config(database)
+    signing_key(database)  # the webhooks' key, made or read before any request
     services = Services.build(settings, database)
     platform_auth = PlatformAuth(database)
     generated = platform_auth.setup(list(settings.platform_credentials))

@@ -38,9 +38,9 @@ def fund_account(db: Session, account_id: str, body: FundBody) -> dict[str, Any]
     if not credit(db, account.id, body.amount):
         raise limit_exceeded()
     db.refresh(account)
-    body = account_body(account)
-    emit(db, "INTERNAL_ACCOUNT.BALANCE_UPDATED", body)
-    return body
+    funded = account_body(account)
+    emit(db, "INTERNAL_ACCOUNT.BALANCE_UPDATED", funded)
+    return funded
 
 
 def send_funding(db: Session, services: Services, body: SendBody) -> dict[str, Any]:

@@ -179,8 +179,8 @@ def create_verification(
         updated_at=now,
     )
     db.add(row)
-    body = verification_body(row)
-    emit(db, f"VERIFICATION.{status}", body)
+    made = verification_body(row)
+    emit(db, f"VERIFICATION.{status}", made)
     check = details.get("kybStatus") or details.get("kycStatus")
     if check in _CUSTOMER_EVENTS:
         prefix = "KYB" if "kybStatus" in details else "KYC"
@@ -189,7 +189,7 @@ def create_verification(
             f"CUSTOMER.{prefix}_{_CUSTOMER_EVENTS[check]}",
             {**customer_body(customer), f"{prefix.lower()}Status": check},
         )
-    return body
+    return made
 
 
 def get_verification(db: Session, verification_id: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy.orm import Session
 
-from ...keys import KeyPair
+from ...keys import KeyPair, parse_public_key
 from ...webhooks import sign_webhook
 from ..clock import Clock, iso
 from ..db.engine import Database
@@ -143,13 +143,22 @@ def payment_event_type(direction: str, status: str) -> str | None:
     return (_INCOMING if direction == "INCOMING" else _OUTGOING).get(status)
 
 
+#: The signing key of each database this process serves (read once: signing inside a
+#: request's transaction must not open another one).
+_KEYS: dict[str, KeyPair] = {}
+
+
 def _private_hex(database: Database) -> str:
     return shared_secret(database, _KEY_NAME, lambda: KeyPair.generate().private_key_bytes().hex())
 
 
 def signing_key(database: Database) -> KeyPair:
-    """The service's webhook signing key (made once per database)."""
-    return KeyPair.from_private_hex(_private_hex(database))
+    """The service's webhook signing key (made once per database, read once per process: the
+    app reads it at its start)."""
+    key = _KEYS.get(database.url)
+    if key is None:
+        key = _KEYS[database.url] = KeyPair.from_private_hex(_private_hex(database))
+    return key
 
 
 def sign(database: Database, body: str) -> str:
@@ -159,8 +168,8 @@ def sign(database: Database, body: str) -> str:
 
 def public_key_pem(database: Database) -> str:
     """The verification key of the webhooks, SPKI PEM."""
-    private = bytes.fromhex(_private_hex(database))
-    public = ec.derive_private_key(int.from_bytes(private, "big"), ec.SECP256R1()).public_key()
+    point = parse_public_key(signing_key(database).public_key_hex())  # uncompressed
+    public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
     return public.public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     ).decode("ascii")
