@@ -37,6 +37,14 @@ from .conftest import database_url
 
 #: Retries after 0.6 s and 1.2 s; an approval waits 5 minutes (6 s).
 TIME_SCALE = 0.02
+#: The documented waits before each retry, in simulated seconds: from 30 s, doubling, at most
+#: 30 minutes (the published cap).
+SCHEDULE = (30, 60, 120, 240, 480, 960, 1800, 1800, 1800)
+
+
+def test_the_retry_schedule() -> None:
+    assert [retry_delay(n) for n in range(1, len(SCHEDULE) + 1)] == list(SCHEDULE)
+    assert retry_delay(10_000) == 1800
 
 
 @pytest.fixture(scope="module")
@@ -143,9 +151,9 @@ def test_500_is_retried_on_the_schedule(client: SandboxClient, hooks: Hooks) -> 
     ]
     from embedded_wallet_crypto.sandbox.clock import as_datetime
 
-    for number, (this, following) in enumerate(itertools.pairwise(tries), start=1):
+    for expected, (this, following) in zip(SCHEDULE, itertools.pairwise(tries), strict=False):
         wait = (as_datetime(this["nextAttemptAt"]) - as_datetime(this["at"])).total_seconds()
-        assert wait == pytest.approx(retry_delay(number) * TIME_SCALE, abs=0.002)
+        assert wait == pytest.approx(expected * TIME_SCALE, abs=0.002)
         assert as_datetime(following["at"]) >= as_datetime(this["nextAttemptAt"])
     assert [e["id"] for e in hooks.events("OUTGOING_PAYMENT.FAILED") if e["id"] == event_id] == [
         event_id
