@@ -19,8 +19,9 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
-``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
-document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
+``test_the_operations_are_the_expected_ones`` pins the served operations: the 60 the published
+document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key`` and the events tools
+(``GET /sandbox/events``, resend, trigger).
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
 ``../shared/spec/grid-openapi.yaml`` next to the checkout (it is never copied into the
@@ -70,8 +71,8 @@ GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
-#: Every operation the service serves, by its published path where it has one: the 59 the
-#: published document shares, then the one it does not.
+#: Every operation the service serves, by its published path where it has one: the 60 the
+#: published document shares, then the sandbox-only ones it does not have.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
         ("POST", "/customers"),
@@ -95,6 +96,7 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/sandbox/internal-accounts/{accountId}/fund"),
         ("POST", "/sandbox/send"),
         ("POST", "/sandbox/uma/receive"),
+        ("POST", "/sandbox/webhooks/test"),
         ("POST", "/transfer-in"),
         ("POST", "/transfer-out"),
         ("POST", "/platform/external-accounts"),
@@ -135,7 +137,14 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/receiver/external-account/{accountId}"),
     }
 )
-SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
+SANDBOX_ONLY_OPERATIONS = frozenset(
+    {
+        ("GET", "/sandbox/webhook-public-key"),
+        ("GET", "/sandbox/events"),
+        ("POST", "/sandbox/events/{eventId}/resend"),
+        ("POST", "/sandbox/events/trigger"),
+    }
+)
 
 #: Statuses some shared operations answer although the published document leaves them out
 #: of those operations: (method, path) -> (statuses, why).
@@ -144,6 +153,10 @@ _UNKNOWN_ID_IN_BODY = (
     "missing resource everywhere (the interface's Errors table leaves this status open)"
 )
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
+    ("POST", "/sandbox/webhooks/test"): (
+        (403,),
+        "sandbox-only like every /sandbox operation: 403 in production after the credentials",
+    ),
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents/me/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents"): ((404,), _UNKNOWN_ID_IN_BODY),
@@ -564,6 +577,7 @@ def _valid_bodies(
             "customerId": customer_id,
         },
         ("PATCH", "/config"): {"umaDomain": "fuzz.sandbox.test"},
+        ("POST", "/sandbox/events/trigger"): {"type": "TEST"},
         ("PATCH", "/agents/{agentId}"): {"name": "Renamed bot"},
         ("PATCH", "/agents/{agentId}/policy"): {"spendingLimits": {"dailyLimit": 1_000_000}},
         ("POST", "/agents/{agentId}/actions/{actionId}/approve"): {},
@@ -598,7 +612,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
 
 def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
-    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
+    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 64
     if _grid_path() is None:
         skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
@@ -663,7 +677,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
         operations.append(result.ok())
-    assert len(operations) == 60
+    assert len(operations) == 64
     STATS["operations"] = len(operations)
     _count("environments")
     basic = base64.b64encode(":".join(fuzz_server.auth).encode()).decode()

@@ -18,7 +18,7 @@ attempt, so a concurrent approve call and the answer decide the payment once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from sqlalchemy.orm import Session
 
@@ -26,10 +26,7 @@ from ..db.engine import lock
 from ..db.tables_events import WebhookEvent
 from ..db.tables_payments import Transaction
 from .transactions import apply_approval, transaction_body
-from .webhooks import APPROVAL, emit
-
-if TYPE_CHECKING:
-    from .webhook_delivery import Answer
+from .webhooks import APPROVAL, Answer, emit
 
 __all__ = ["MAX_INFORMATION_ROUNDS", "decide"]
 

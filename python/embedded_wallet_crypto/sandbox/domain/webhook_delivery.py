@@ -18,12 +18,10 @@ version. Every attempt is kept (``sandbox_webhook_attempts``).
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Final
+from typing import Final
 
 import httpx
 from sqlalchemy import or_, select, update
@@ -39,6 +37,7 @@ from .webhooks import (
     RETRY_HORIZON_SECONDS,
     SIGNATURE_HEADER,
     TEST,
+    Answer,
     retry_delay,
     sign,
 )
@@ -47,7 +46,6 @@ __all__ = [
     "ATTEMPT_TIMEOUT_SECONDS",
     "LEASE_SECONDS",
     "MAX_RESPONSE_BYTES",
-    "Answer",
     "deliver_due",
     "deliver_one",
     "post_event",
@@ -64,25 +62,6 @@ MAX_RESPONSE_BYTES: Final = 64 * 1024
 _KEPT_CHARACTERS: Final = 2000
 #: Due events one tick looks at.
 _BATCH: Final = 20
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What the receiver answered: its status (None: no answer, ``error`` says why), its body
-    (at most ``MAX_RESPONSE_BYTES``), and how long it took."""
-
-    status: int | None
-    body: str
-    error: str | None
-    duration_ms: int
-
-    def json(self) -> dict[str, Any]:
-        """The body as a JSON object ({} when it is not one)."""
-        try:
-            value = json.loads(self.body)
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
 
 
 def post_event(client: httpx.Client, url: str, event_id: str, body: str, signature: str) -> Answer:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any, Final
 
 from cryptography.hazmat.primitives import serialization
@@ -42,6 +43,7 @@ __all__ = [
     "SIGNATURE_HEADER",
     "TEST",
     "WEBHOOK_TYPES",
+    "Answer",
     "emit",
     "payment_event_type",
     "public_key_pem",
@@ -135,6 +137,25 @@ _INCOMING: Final = {
 }
 
 _KEY_NAME = "webhook-signing-key"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the receiver answered: its status (None: no answer, ``error`` says why), its body
+    (at most what the delivery reads), and how long it took."""
+
+    status: int | None
+    body: str
+    error: str | None
+    duration_ms: int
+
+    def json(self) -> dict[str, Any]:
+        """The body as a JSON object ({} when it is not one)."""
+        try:
+            value = json.loads(self.body)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
 
 
 def payment_event_type(direction: str, status: str) -> str | None:
