@@ -200,6 +200,10 @@ OPERATIONS: tuple[Operation, ...] = (
     _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False),
     _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False),
     _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True),
+    _("sandbox",            "send_test_webhook",       "POST",   "/sandbox/webhooks/test",                      "sendTestWebhook",                  False),
+    _("sandbox",            "list_events",             "GET",    "/sandbox/events",                             "sandboxListEvents",                True, paginated=PAGES),
+    _("sandbox",            "resend_event",            "POST",   "/sandbox/events/{eventId}/resend",            "sandboxResendEvent",               False),
+    _("sandbox",            "trigger_event",           "POST",   "/sandbox/events/trigger",                     "sandboxTriggerEvent",              False),
 )
 # fmt: on
 del _, P, PAGES
