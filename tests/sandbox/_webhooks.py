@@ -66,13 +66,34 @@ def _validator(path: str, webhook: str) -> Any:
     return jsonschema_rs.Draft202012Validator({**schema, "components": document["components"]})
 
 
+#: The interface's names of the quote's rate fields -> the published ones: ``data`` is the
+#: resource as the API answers it, and the service answers the interface's names unless it runs
+#: with the published names.
+RENAMED = {
+    "serviceApiMultiplier": "gridApiMultiplier",
+    "serviceApiFixedFee": "gridApiFixedFee",
+    "serviceApiVariableFeeRate": "gridApiVariableFeeRate",
+    "serviceApiVariableFeeAmount": "gridApiVariableFeeAmount",
+}
+
+
+def published_names(body: Any) -> Any:
+    """``body`` with the interface's field names (``RENAMED``) replaced by the published ones."""
+    if isinstance(body, dict):
+        return {RENAMED.get(key, key): published_names(value) for key, value in body.items()}
+    if isinstance(body, list):
+        return [published_names(value) for value in body]
+    return body
+
+
 def published_errors(event: dict[str, Any]) -> list[str]:
-    """Why ``event`` does not validate against the published webhook schema of its type."""
+    """Why ``event`` (its rate fields under their published names) does not validate against
+    the published webhook schema of its type."""
     grid_document()
     override = os.environ.get("EWC_GRID_OPENAPI")
     path = str(Path(override) if override else GRID_DEFAULT)
     webhook = WEBHOOK_OF[event["type"].split(".", 1)[0]]
-    return [str(error) for error in _validator(path, webhook).iter_errors(event)]
+    return [str(e) for e in _validator(path, webhook).iter_errors(published_names(event))]
 
 
 def verify_published(header: str, body: bytes, public_key_pem: str) -> None:

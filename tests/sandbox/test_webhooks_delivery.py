@@ -325,3 +325,43 @@ def test_202_and_no_call_times_out(
     done = settled(client, created["id"])
     assert (done["status"], done["failureReason"]) == ("FAILED", "PAYMENT_APPROVAL_TIMED_OUT")
     assert balance(client, customer, "USD") == 0
+
+
+# --- the other resources: real emissions, published shapes ---------------------------------------
+
+
+def test_an_agent_action_awaiting_approval_is_announced(
+    server: SandboxServer, client: SandboxClient, hooks: Hooks, public_key: str
+) -> None:
+    from .test_agents import Agent, Customer, connect, execute, quote
+
+    made: list[Agent] = []
+    try:
+        customer = Customer(client, fund=1_000_00)
+        agent = connect(server, client, made, customer.id)
+        action = execute(agent, quote(agent, customer, 200_00)["id"]).json()  # above the threshold
+    finally:
+        for each in made:
+            each.http.close()
+    assert action["status"] == "PENDING_APPROVAL"
+    (announced,) = poll(lambda: received(hooks, public_key, id=action["id"]), bool)
+    assert announced["type"] == "AGENT_ACTION.PENDING_APPROVAL"
+    assert announced["data"] == action
+
+
+def test_a_verification_announces_itself_and_the_customer(
+    client: SandboxClient, hooks: Hooks, public_key: str
+) -> None:
+    customer = client.create_customer(currencies=["USD"], fullName="Jane Doe")
+    made = client.post("/verifications", {"customerId": customer["id"]})
+    assert made.status_code in (200, 201), made.text
+    verification = made.json()
+    (announced,) = poll(lambda: received(hooks, public_key, id=verification["id"]), bool)
+    assert (announced["type"], announced["data"]) == ("VERIFICATION.APPROVED", verification)
+    (kyc,) = poll(
+        lambda: [
+            e for e in received(hooks, public_key, id=customer["id"]) if "kycStatus" in e["data"]
+        ],
+        bool,
+    )
+    assert kyc["type"] == "CUSTOMER.KYC_APPROVED" and kyc["data"]["kycStatus"] == "APPROVED"
