@@ -1,5 +1,5 @@
-"""The background payment worker: every tick it applies the due steps of transactions, delivers
-due webhooks, and (now and then) forgets expired idempotency keys.
+"""The background payment worker: every tick it applies the due steps of transactions and (now
+and then) forgets expired idempotency keys; beside it, every tick, the due webhook deliveries.
 
 Each transaction is settled in a database transaction of its own, and a failure stays with the
 transaction that caused it: one whose settlement raises (a fault of the service or of its
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from sqlalchemy import select, update
@@ -139,33 +139,39 @@ class _Ticker:
 
     def tick(self) -> None:
         advance_due(self.database)
-        deliver_due(self.database, self.clock)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)
 
+    def deliver(self) -> None:
+        deliver_due(self.database, self.clock)
+
 
 @asynccontextmanager
 async def running_worker(database: Database, clock: Clock) -> AsyncIterator[None]:
-    """The background task while the service runs: due steps and due webhook deliveries,
-    every tick."""
+    """The background tasks while the service runs, every tick: due steps (and, now and then,
+    the purge of expired keys) in one, due webhook deliveries in another (a slow receiver
+    never holds up a payment's steps)."""
     ticker = _Ticker(database, clock)
     stopping = asyncio.Event()
 
-    async def run() -> None:
+    async def run(step: Callable[[], None], name: str) -> None:
         while not stopping.is_set():
             try:
-                await asyncio.to_thread(ticker.tick)
+                await asyncio.to_thread(step)
             except Exception:  # a bug or a database hiccup: log it, keep the service up
-                logger.exception("background payment worker")
+                logger.exception("background %s", name)
             try:
                 await asyncio.wait_for(stopping.wait(), TICK_SECONDS)
             except asyncio.TimeoutError:
                 pass
 
-    task = asyncio.create_task(run())
+    tasks = [
+        asyncio.create_task(run(ticker.tick, "payment worker")),
+        asyncio.create_task(run(ticker.deliver, "webhook delivery")),
+    ]
     try:
         yield
     finally:
         stopping.set()
-        await task
+        await asyncio.gather(*tasks)
