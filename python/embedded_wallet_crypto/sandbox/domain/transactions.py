@@ -28,9 +28,7 @@ from .webhooks import APPROVAL, NOTIFY, emit, payment_event_type
 
 __all__ = [
     "APPROVAL_TIMEOUT_SECONDS",
-    "INCOMING_PAYMENT",
     "LIMIT_EXCEEDED",
-    "OUTGOING_PAYMENT",
     "apply_approval",
     "apply_due",
     "fail_now",
@@ -41,8 +39,6 @@ __all__ = [
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
-OUTGOING_PAYMENT = "OUTGOING_PAYMENT"
-INCOMING_PAYMENT = "INCOMING_PAYMENT"
 #: An incoming payment that awaits approval is decided within this (simulated) time, or fails
 #: PAYMENT_APPROVAL_TIMED_OUT (the published window is 5 seconds; the sandbox allows 5 minutes,
 #: scaled by ``--time-scale``, so that a developer can approve by hand).
