@@ -20,7 +20,6 @@ from .platform_config import check_amount, load_config
 from .quotes import find_quote, fund_quote
 from .transaction_queries import find_transaction
 from .transactions import APPROVAL_TIMEOUT_SECONDS, new_transaction, transaction_body
-from .webhooks import emit
 
 __all__ = ["REQUESTED_RECEIVER_FIELDS", "fund_account", "receive_uma", "send_funding"]
 
@@ -38,9 +37,7 @@ def fund_account(db: Session, account_id: str, body: FundBody) -> dict[str, Any]
     if not credit(db, account.id, body.amount):
         raise limit_exceeded()
     db.refresh(account)
-    funded = account_body(account)
-    emit(db, "INTERNAL_ACCOUNT.BALANCE_UPDATED", funded)
-    return funded
+    return account_body(account)  # the credit recorded INTERNAL_ACCOUNT.BALANCE_UPDATED
 
 
 def send_funding(db: Session, services: Services, body: SendBody) -> dict[str, Any]:
