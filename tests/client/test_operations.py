@@ -50,10 +50,17 @@ EXPECTED_ERRORS = {
     "agents.regenerate_device_code": "409 AGENT_CONNECTED",
     "agent.execute_quote": "401 UNAUTHORIZED",
     "agents.reject_action": "409 ACTION_NOT_PENDING",
+    "sandbox.send_test_webhook": "400 WEBHOOK_ENDPOINT_NOT_SET",
+    "sandbox.resend_event": "404 EVENT_NOT_FOUND",
 }
 PUBLISHED = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 #: Served by the sandbox service only (not in the published document).
-SANDBOX_ONLY = {"sandbox.webhook_public_key"}
+SANDBOX_ONLY = {
+    "sandbox.webhook_public_key",
+    "sandbox.list_events",
+    "sandbox.resend_event",
+    "sandbox.trigger_event",
+}
 
 
 @pytest.fixture(scope="module")
@@ -334,6 +341,11 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     }
     run("sandbox.receive_uma", body=uma)
     run("sandbox.webhook_public_key")
+    run("sandbox.send_test_webhook")  # no webhookEndpoint in this module
+    triggered = run("sandbox.trigger_event", body={"type": "INVITATION.CLAIMED"})
+    assert triggered["status"] == "NO_ENDPOINT"
+    assert run("sandbox.list_events", type="INVITATION.CLAIMED")["data"][0]["id"] == triggered["id"]
+    run("sandbox.resend_event", f"Webhook:{uuid.uuid4()}")
     # Agents: the platform's side, the redemption, then the agent's own endpoints.
     policy = {
         "permissions": ["CREATE_QUOTES", "EXECUTE_QUOTES", "VIEW_TRANSACTIONS", "CREATE_TRANSFERS"],

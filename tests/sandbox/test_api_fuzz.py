@@ -26,7 +26,8 @@ exemption beyond the named list ``_published_fuzz.DIVERGENCES`` (documented in
 ``docs/sandbox-names.md``).
 
 ``test_the_operations_are_the_expected_ones`` pins the served operations: those the published
-document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
+document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key`` and the events tools
+(``GET /sandbox/events``, resend, trigger).
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
 ``../shared/spec/grid-openapi.yaml`` next to the checkout (it is never copied into the
@@ -79,7 +80,7 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
 #: Every operation the service serves, by its published path where it has one: those the
-#: published document shares, then the one it does not.
+#: published document shares, then the sandbox-only ones it does not have.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
         ("POST", "/customers"),
@@ -103,6 +104,7 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/sandbox/internal-accounts/{accountId}/fund"),
         ("POST", "/sandbox/send"),
         ("POST", "/sandbox/uma/receive"),
+        ("POST", "/sandbox/webhooks/test"),
         ("POST", "/transfer-in"),
         ("POST", "/transfer-out"),
         ("POST", "/platform/external-accounts"),
@@ -161,7 +163,14 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("DELETE", "/documents/{documentId}"),
     }
 )
-SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
+SANDBOX_ONLY_OPERATIONS = frozenset(
+    {
+        ("GET", "/sandbox/webhook-public-key"),
+        ("GET", "/sandbox/events"),
+        ("POST", "/sandbox/events/{eventId}/resend"),
+        ("POST", "/sandbox/events/trigger"),
+    }
+)
 
 #: Statuses some shared operations answer although the published document leaves them out
 #: of those operations: (method, path) -> (statuses, why).
@@ -170,6 +179,10 @@ _UNKNOWN_ID_IN_BODY = (
     "missing resource everywhere (the interface's Errors table leaves this status open)"
 )
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
+    ("POST", "/sandbox/webhooks/test"): (
+        (403,),
+        "sandbox-only like every /sandbox operation: 403 in production after the credentials",
+    ),
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents/me/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents"): ((404,), _UNKNOWN_ID_IN_BODY),
@@ -647,6 +660,7 @@ def _valid_bodies(
             "customerId": customer_id,
         },
         ("PATCH", "/config"): {"umaDomain": "fuzz.sandbox.test"},
+        ("POST", "/sandbox/events/trigger"): {"type": "TEST"},
         ("PATCH", "/agents/{agentId}"): {"name": "Renamed bot"},
         ("PATCH", "/agents/{agentId}/policy"): {"spendingLimits": {"dailyLimit": 1_000_000}},
         ("POST", "/agents/{agentId}/actions/{actionId}/approve"): {},

@@ -25,6 +25,7 @@ from .api import (
     customers,
     directory,
     documents,
+    events,
     export,
     external_accounts,
     invitations,
@@ -40,6 +41,7 @@ from .api import (
 from .db.engine import Database
 from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
+from .domain.webhooks import signing_key
 from .errors import install_error_handlers
 from .gate import RequestGate
 from .published import PublishedAnswers, published_document
@@ -61,6 +63,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, transactions.router),
     (BASE_PATH, config.router),
     (BASE_PATH, sandbox.router),
+    (BASE_PATH, events.router),
     (BASE_PATH, transfers.router),
     (BASE_PATH, external_accounts.router),
     (BASE_PATH, agent_me.router),
@@ -127,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     database = Database(settings.database)
     database.create_tables()
     ensure_config(database)
+    signing_key(database)  # the webhooks' key, made or read before any request
     services = Services.build(settings, database)
     platform_auth = PlatformAuth(database)
     generated = platform_auth.setup(list(settings.platform_credentials))
