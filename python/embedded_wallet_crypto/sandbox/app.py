@@ -16,12 +16,15 @@ from starlette.types import ASGIApp
 
 from .. import __version__
 from .api import (
+    agent_accounts,
     agent_me,
     agents,
     config,
     credentials,
+    customer_ops,
     customers,
     export,
+    external_account_ops,
     external_accounts,
     invitations,
     page,
@@ -29,6 +32,7 @@ from .api import (
     receivers,
     sandbox,
     sessions,
+    transaction_ops,
     transactions,
     transfers,
     verifications,
@@ -63,7 +67,13 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    # After the routers with a /customers/<literal> path (/customers/{customerId} matches any).
+    (BASE_PATH, customer_ops.router),
+    (BASE_PATH, transaction_ops.router),
+    (BASE_PATH, external_account_ops.router),
+    (BASE_PATH, agent_accounts.router),
     ("", page.router),
+    ("", customer_ops.page_router),
 )
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from .clock import Clock
 from .db.engine import Database, lock
 from .db.tables_payments import Transaction, WebhookDelivery
+from .domain.bulk_import import import_due
 from .domain.idempotency import purge_expired
 from .domain.transactions import INCOMING_PAYMENT, apply_approval, apply_due, fail_now
 from .domain.webhooks import deliver_due
@@ -164,6 +165,7 @@ class _Ticker:
     def tick(self) -> None:
         advance_due(self.database)
         deliver_due(self.database, self.clock, _delivery_result)
+        import_due(self.database)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)
