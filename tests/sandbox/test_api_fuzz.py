@@ -19,7 +19,7 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
-``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
+``test_the_operations_are_the_expected_ones`` pins the served operations: the 79 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
@@ -70,7 +70,7 @@ GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
-#: Every operation the service serves, by its published path where it has one: the 59 the
+#: Every operation the service serves, by its published path where it has one: the 79 the
 #: published document shares, then the one it does not.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -133,6 +133,26 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/agents/me/transfer-in"),
         ("GET", "/receiver/uma/{receiverUmaAddress}"),
         ("GET", "/receiver/external-account/{accountId}"),
+        ("GET", "/customers"),
+        ("GET", "/customers/{customerId}"),
+        ("PATCH", "/customers/{customerId}"),
+        ("DELETE", "/customers/{customerId}"),
+        ("POST", "/customers/{customerId}/kyc-link"),
+        ("POST", "/customers/bulk/csv"),
+        ("GET", "/customers/bulk/jobs/{jobId}"),
+        ("POST", "/transactions/{transactionId}/reject"),
+        ("POST", "/transactions/{transactionId}/cancel"),
+        ("POST", "/transactions/{transactionId}/confirm"),
+        ("DELETE", "/customers/external-accounts/{externalAccountId}"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/challenge"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/verify"),
+        ("DELETE", "/platform/external-accounts/{externalAccountId}"),
+        ("POST", "/platform/external-accounts/{externalAccountId}/challenge"),
+        ("POST", "/platform/external-accounts/{externalAccountId}/verify"),
+        ("GET", "/agents/me/internal-accounts"),
+        ("GET", "/agents/me/external-accounts"),
+        ("GET", "/agents/me/external-accounts/{externalAccountId}"),
+        ("DELETE", "/agents/me/external-accounts/{externalAccountId}"),
     }
 )
 SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
@@ -153,11 +173,31 @@ GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
         "a limit outside the interface's 1 to 100 (or an unknown status) is 400 INVALID_INPUT, "
         "as the published /agents/me/transactions documents",
     ),
+    ("GET", "/agents/me/internal-accounts"): (
+        (400,),
+        "a limit outside 1 to 100, a cursor this service did not issue or an unknown type is "
+        "400 INVALID_INPUT, as the published /agents/me/external-accounts documents",
+    ),
+    ("POST", "/customers/bulk/csv"): (
+        (400, 413),
+        "the published document lists no error but 401 for the upload; a body that is not a "
+        "readable CSV file (or past the row limit) is 400, past the body size limit 413",
+    ),
+    ("POST", "/customers/{customerId}/kyc-link"): (
+        (422,),
+        "an Idempotency-Key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, as on "
+        "every operation that takes the key",
+    ),
 }
 
 #: Shared operations whose success body is not compared with the published schema, and why.
+_ECHOED = "the sandbox echoes fields such as address as sent, unconstrained"
 GRID_BODY_EXEMPT: dict[tuple[str, str], str] = {
-    ("POST", "/customers"): "the sandbox echoes fields such as address as sent, unconstrained",
+    ("POST", "/customers"): _ECHOED,
+    ("GET", "/customers"): _ECHOED,
+    ("GET", "/customers/{customerId}"): _ECHOED,
+    ("PATCH", "/customers/{customerId}"): _ECHOED,
+    ("DELETE", "/customers/{customerId}"): _ECHOED,
 }
 
 #: Fields of success bodies left out of the comparison where their value is one the interface
@@ -430,7 +470,8 @@ class Known:
             customer_external = usd_external(client, customer_id, "000")["id"]
             platform_external = usd_external(client, None, "000")["id"]
             quote = self._quote(client.post, "/quotes", fiat, 10_00)
-            agent = connect(server, client, made, customer_id)
+            manage = [*POLICY["permissions"], "MANAGE_EXTERNAL_ACCOUNTS"]
+            agent = connect(server, client, made, customer_id, {**POLICY, "permissions": manage})
             agent_quote = self._quote(agent.post, "/agents/me/quotes", fiat, 10_00)
             executed = agent.post(f"/agents/me/quotes/{agent_quote['id']}/execute").json()
             pending, to_reject = (  # above the approval threshold: one to approve, one to reject
@@ -444,6 +485,13 @@ class Known:
             invitation = client.post("/invitations", {"inviterUma": uma, "amountToSend": 1})
             verification = client.post("/verifications", {"customerId": customer_id})
             assert invitation.status_code == 201 and verification.status_code == 200
+            job = client.http.post(
+                "/customers/bulk/csv",
+                files={
+                    "file": ("c.csv", b"umaAddress,platformCustomerId,customerType\n$a@b.c,p,X\n")
+                },
+            )
+            assert job.status_code == 202, job.text
         finally:
             client.close()
         self.agent_token = agent.token
@@ -464,6 +512,7 @@ class Known:
             "code": idle["deviceCode"]["code"],
             "invitationCode": invitation.json()["code"],
             "verificationId": verification.json()["id"],
+            "jobId": job.json()["jobId"],
             "currency": "USD",
             "receiverUmaAddress": "$success.usd@sandbox.test",
         }
@@ -568,6 +617,9 @@ def _valid_bodies(
         ("PATCH", "/agents/{agentId}/policy"): {"spendingLimits": {"dailyLimit": 1_000_000}},
         ("POST", "/agents/{agentId}/actions/{actionId}/approve"): {},
         ("POST", "/agents/{agentId}/actions/{actionId}/reject"): {"reason": "Not today."},
+        ("PATCH", "/customers/{customerId}"): {"customerType": "INDIVIDUAL", "fullName": "Fuzz"},
+        ("POST", "/customers/{customerId}/kyc-link"): {"redirectUri": "https://app.test/done"},
+        ("POST", "/transactions/{transactionId}/confirm"): {},
     }
 
 
@@ -598,7 +650,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
 
 def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
-    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
+    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 80
     if _grid_path() is None:
         skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
@@ -663,7 +715,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
         operations.append(result.ok())
-    assert len(operations) == 60
+    assert len(operations) == 80
     STATS["operations"] = len(operations)
     _count("environments")
     basic = base64.b64encode(":".join(fuzz_server.auth).encode()).decode()

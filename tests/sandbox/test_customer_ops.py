@@ -113,12 +113,12 @@ def test_get_update_and_delete(client: SandboxClient) -> None:
     taken = {"customerType": "INDIVIDUAL", "umaAddress": other["umaAddress"]}
     _error(client.request("PATCH", path, json=taken), 409, "UMA_ADDRESS_EXISTS")
     _error(client.request("PATCH", path, json={"fullName": "x"}), 400, "INVALID_INPUT")
-    # Deletion: once; then 410 for a deletion or an update, the customer still readable.
+    # Deletion: once; then 410 for a deletion, 404 for an update; the customer stays readable.
     first = client.request("DELETE", path)
     assert first.status_code == 200 and first.json()["isDeleted"] is True
     _error(client.request("DELETE", path), 410, "CUSTOMER_DELETED")
     _error(
-        client.request("PATCH", path, json={"customerType": "INDIVIDUAL"}), 410, "CUSTOMER_DELETED"
+        client.request("PATCH", path, json={"customerType": "INDIVIDUAL"}), 404, "USER_NOT_FOUND"
     )
     assert client.get(path).json()["isDeleted"] is True
 
@@ -191,6 +191,15 @@ def test_bulk_csv_import(client: SandboxClient) -> None:
     imported = client.get("/customers", params={"platformCustomerId": f"{tag}-b"}).json()
     (business,) = imported["data"]
     assert business["customerType"] == "BUSINESS" and business["umaAddress"] == f"${tag}b@uma.test"
+    # A retry with the same Idempotency-Key gets the first job.
+    encoded = httpx.Request("POST", "http://x/", files={"file": ("c.csv", text.encode())})
+    body = encoded.read()
+    headers = {"Content-Type": encoded.headers["Content-Type"], "Idempotency-Key": tag}
+    first, again = (
+        client.http.post("/customers/bulk/csv", content=body, headers=headers) for _ in range(2)
+    )
+    assert first.status_code == again.status_code == 202, again.text
+    assert first.json()["jobId"] == again.json()["jobId"]
     # A file none of whose rows can be imported: FAILED.
     bad = _upload(client, _CSV_HEADER + f"$x@uma.test,{tag}-x,INDIVIDUAL,,,,,,,,,\n")
     assert _job(client, bad.json()["jobId"])["status"] == "FAILED"

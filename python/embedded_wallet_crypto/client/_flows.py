@@ -13,6 +13,8 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpx
+
 from ..export import PRODUCTION_SIGNER_PUBLIC_KEY, check_mnemonic, open_export_bundle, raw_key_hex
 from ..keys import KeyPair
 from ..stamps import check_payload_binding, create_stamp
@@ -73,6 +75,20 @@ def _idempotency_key(op: Operation, given: object) -> str | None:
     return given
 
 
+def _form_upload(op: Operation, body: object) -> tuple[bytes, str]:
+    """The ``multipart/form-data`` body (and its Content-Type) of an upload: ``body`` (bytes,
+    or text sent as UTF-8) as the part ``op.upload`` names, encoded by httpx."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    if not isinstance(body, bytes):
+        raise TypeError(f"{op.qualified_name}() takes body= as bytes or str (the file)")
+    assert op.upload is not None
+    request = httpx.Request(
+        "POST", "http://upload.invalid/", files={op.upload: ("upload.csv", body, "text/csv")}
+    )
+    return request.read(), request.headers["Content-Type"]
+
+
 def make_call(
     op: Operation,
     args: tuple[object, ...],
@@ -88,12 +104,18 @@ def make_call(
         isinstance(name, str) and isinstance(value, str) for name, value in headers.items()
     ):
         raise TypeError("headers must map str to str")
+    extra = tuple((headers or {}).items())
+    if op.upload is not None:
+        content, content_type = _form_upload(op, body)
+        extra = (("Content-Type", content_type), *extra)
+    else:
+        content = None if body is None else encode_json(body)
     return Call(
         operation=op,
         path=op.render(args),
-        content=None if body is None else encode_json(body),
+        content=content,
         params=query_params(params),
-        headers=tuple((headers or {}).items()),
+        headers=extra,
         idempotency_key=_idempotency_key(op, idempotency_key),
         secrets=op.secret_values(args),
     )

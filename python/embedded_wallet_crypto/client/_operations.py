@@ -56,6 +56,8 @@ class Operation:
             is refused if it would go to another key.
         response_model: what the answer is read into; None returns the parsed JSON. A class
             with ``model_validate`` (pydantic) is given the JSON, any other callable too.
+        upload: the form field of a file upload: the call's ``body`` (bytes or text) is sent
+            as that part of a ``multipart/form-data`` body instead of as JSON.
     """
 
     group: str
@@ -71,6 +73,7 @@ class Operation:
     payload_from: str | None = None
     binds_key: str | None = None
     response_model: Any = None
+    upload: str | None = None
 
     @property
     def qualified_name(self) -> str:
@@ -143,6 +146,13 @@ OPERATIONS: tuple[Operation, ...] = (
     _("config",             "get",                     "GET",    "/config",                                     "getPlatformConfig",                True),
     _("config",             "update",                  "PATCH",  "/config",                                     "updatePlatformConfig",             True),
     _("customers",          "create",                  "POST",   "/customers",                                  "createCustomer",                   False),
+    _("customers",          "list",                    "GET",    "/customers",                                  "listCustomers",                    True, paginated=PAGES),
+    _("customers",          "get",                     "GET",    "/customers/{customerId}",                     "getCustomerById",                  True),
+    _("customers",          "update",                  "PATCH",  "/customers/{customerId}",                     "updateCustomerById",               True),
+    _("customers",          "delete",                  "DELETE", "/customers/{customerId}",                     "deleteCustomerById",               True),
+    _("customers",          "upload_csv",              "POST",   "/customers/bulk/csv",                         "uploadCustomersCsv",               False, upload="file"),
+    _("customers",          "get_bulk_job",            "GET",    "/customers/bulk/jobs/{jobId}",                "getBulkCustomerImportJob",         True),
+    _("verifications",      "create_kyc_link",         "POST",   "/customers/{customerId}/kyc-link",            "createCustomerKycLink",            False),
     _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES),
     _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey"),
     _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False),
@@ -151,6 +161,12 @@ OPERATIONS: tuple[Operation, ...] = (
     _("external_accounts",  "create_for_platform",     "POST",   "/platform/external-accounts",                 "createPlatformExternalAccount",    False),
     _("external_accounts",  "list_for_platform",       "GET",    "/platform/external-accounts",                 "listPlatformExternalAccounts",     True, paginated=PAGES),
     _("external_accounts",  "get_for_platform",        "GET",    "/platform/external-accounts/{externalAccountId}", "getPlatformExternalAccountById", True),
+    _("external_accounts",  "delete_for_customer",     "DELETE", "/customers/external-accounts/{externalAccountId}", "deleteCustomerExternalAccountById", True),
+    _("external_accounts",  "challenge_for_customer",  "POST",   "/customers/external-accounts/{externalAccountId}/challenge", "createExternalAccountOwnershipChallenge", False),
+    _("external_accounts",  "verify_for_customer",     "POST",   "/customers/external-accounts/{externalAccountId}/verify", "verifyExternalAccountOwnership", False),
+    _("external_accounts",  "delete_for_platform",     "DELETE", "/platform/external-accounts/{externalAccountId}", "deletePlatformExternalAccountById", True),
+    _("external_accounts",  "challenge_for_platform",  "POST",   "/platform/external-accounts/{externalAccountId}/challenge", "createPlatformExternalAccountOwnershipChallenge", False),
+    _("external_accounts",  "verify_for_platform",     "POST",   "/platform/external-accounts/{externalAccountId}/verify", "verifyPlatformExternalAccountOwnership", False),
     _("transfers",          "transfer_in",             "POST",   "/transfer-in",                                "createTransferIn",                 False),
     _("transfers",          "transfer_out",            "POST",   "/transfer-out",                               "createTransferOut",                False),
     _("quotes",             "create",                  "POST",   "/quotes",                                     "createQuote",                      False),
@@ -161,6 +177,9 @@ OPERATIONS: tuple[Operation, ...] = (
     _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES),
     _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True),
     _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False),
+    _("transactions",       "reject",                  "POST",   "/transactions/{transactionId}/reject",        "rejectPendingPayment",             False),
+    _("transactions",       "cancel",                  "POST",   "/transactions/{transactionId}/cancel",        "cancelTransaction",                False),
+    _("transactions",       "confirm",                 "POST",   "/transactions/{transactionId}/confirm",       "confirmReceiptDelivery",           False),
     _("invitations",        "create",                  "POST",   "/invitations",                                "createInvitation",                 False),
     _("invitations",        "get",                     "GET",    "/invitations/{invitationCode}",               "getInvitation",                    True),
     _("invitations",        "claim",                   "POST",   "/invitations/{invitationCode}/claim",         "claimInvitation",                  False),
@@ -196,6 +215,10 @@ OPERATIONS: tuple[Operation, ...] = (
     _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent"),
     _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent"),
     _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent"),
+    _("agent",              "list_internal_accounts",  "GET",    "/agents/me/internal-accounts",                "agentListInternalAccounts",        True, auth="agent", paginated=PAGES),
+    _("agent",              "list_external_accounts",  "GET",    "/agents/me/external-accounts",                "agentListExternalAccounts",        True, auth="agent", paginated=PAGES),
+    _("agent",              "get_external_account",    "GET",    "/agents/me/external-accounts/{externalAccountId}", "agentGetExternalAccount",     True, auth="agent"),
+    _("agent",              "delete_external_account", "DELETE", "/agents/me/external-accounts/{externalAccountId}", "agentDeleteExternalAccount", True, auth="agent"),
     _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False),
     _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False),
     _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False),

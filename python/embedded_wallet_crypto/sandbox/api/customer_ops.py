@@ -89,7 +89,7 @@ def list_customers(
     "/customers/bulk/csv",
     status_code=202,
     response_model=BulkJobAccepted,
-    responses={413: error_responses(413)[413]},
+    responses={413: error_responses(413)[413], **IDEMPOTENCY_RESPONSES},
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -105,14 +105,17 @@ def list_customers(
         }
     },
 )
-async def upload_csv(request: Request, platform: Platform, db: Db) -> JSONResponse:
+async def upload_csv(request: Request, platform: Platform, db: Db, keyed: Keyed) -> JSONResponse:
     """Accept a CSV of customers (the ``file`` part of a multipart body) as a PENDING job;
-    the background worker imports it (see ``GET /customers/bulk/jobs/{jobId}``)."""
+    the background worker imports it (see ``GET /customers/bulk/jobs/{jobId}``). With an
+    ``Idempotency-Key``, a retry gets the first job."""
     raw = await request.body()
     rows = bulk_import.read_upload(request.headers.get("content-type"), raw)
 
     def store() -> JSONResponse:
-        return answer(db, bulk_import.start_job(db, platform, rows), status=202)
+        return idempotent(
+            db, platform, keyed, lambda: (202, bulk_import.start_job(db, platform, rows))
+        )
 
     return await run_in_threadpool(store)
 
@@ -143,7 +146,7 @@ def get_customer(customerId: PathId, db: Db) -> JSONResponse:
     "/customers/{customerId}",
     response_model=CustomerOut,
     response_model_exclude_none=True,
-    responses={**_GONE, **_CONFLICT},
+    responses={**error_responses(404), **_CONFLICT},
 )
 def update_customer(
     customerId: PathId, body: CustomerUpdate, db: Db, services: Svc

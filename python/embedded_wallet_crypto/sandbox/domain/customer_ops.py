@@ -6,7 +6,7 @@ true``), its accounts and transactions stay, and it leaves the list unless
 ``isIncludingDeleted=true``. An update or a deletion locks the customer's row first and decides
 under that lock, in the transaction that makes the change: of concurrent ones each sees what the
 one before it committed (a second deletion is 410 ``CUSTOMER_DELETED``, an update after the
-deletion too).
+deletion 404 ``USER_NOT_FOUND``).
 """
 
 from __future__ import annotations
@@ -131,12 +131,16 @@ def list_customers(db: Session, filters: CustomerFilters, request: PageRequest) 
     return page(db, query, Customer, lambda row: _body(row, row.id in gone), request)
 
 
-def _locked(db: Session, customer_id: str) -> Customer:
-    """The customer, its row locked until the transaction ends; 410 once deleted."""
+def _locked(db: Session, customer_id: str, *, deleting: bool = False) -> Customer:
+    """The customer, its row locked until the transaction ends. Once deleted: 410
+    ``CUSTOMER_DELETED`` to a deletion, 404 ``USER_NOT_FOUND`` to anything else (the published
+    answers of each operation)."""
     row = find_customer(db, customer_id)
     lock(db, row)
     if _deleted_at(db, row.id) is not None:
-        raise _deleted()
+        if deleting:
+            raise _deleted()
+        raise not_found("This customer has been deleted.", "USER_NOT_FOUND")
     return row
 
 
@@ -232,7 +236,7 @@ def delete_customer(db: Session, services: Services, customer_id: str) -> dict[s
     """Mark the customer deleted; its body (``isDeleted: true``). 410 ``CUSTOMER_DELETED``
     when it was already (the primary key of the deletion decides between concurrent ones,
     also where the row lock does not serialize them)."""
-    row = _locked(db, customer_id)
+    row = _locked(db, customer_id, deleting=True)
     db.add(CustomerDeletion(customer_id=row.id, deleted_at=services.clock.now()))
     try:
         db.flush()
