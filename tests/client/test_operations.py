@@ -49,6 +49,7 @@ EXPECTED_ERRORS = {
     "transactions.reject": "409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL",
     "transactions.cancel": "404 NOT_FOUND",
     "agent.delete_external_account": "404 NOT_FOUND",
+    "agent.create_external_account": "400 INVALID_INPUT",
 }
 PUBLISHED = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 #: Served by the sandbox service only (not in the published document).
@@ -279,6 +280,7 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
         run("agent.get_transaction", out["id"], by=agent)
         run("agent.list_internal_accounts", by=agent)
         run("agent.list_external_accounts", by=agent)
+        run("agent.create_external_account", body={"currency": "USD"}, by=agent)
         run("agent.get_external_account", bank["id"], by=agent)
         run("agent.delete_external_account", missing, by=agent)
         run("agents.list_approvals", agentId=agent_id)

@@ -19,7 +19,7 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
-``test_the_operations_are_the_expected_ones`` pins the served operations: the 79 the published
+``test_the_operations_are_the_expected_ones`` pins the served operations: the 80 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
@@ -151,6 +151,7 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/platform/external-accounts/{externalAccountId}/verify"),
         ("GET", "/agents/me/internal-accounts"),
         ("GET", "/agents/me/external-accounts"),
+        ("POST", "/agents/me/external-accounts"),
         ("GET", "/agents/me/external-accounts/{externalAccountId}"),
         ("DELETE", "/agents/me/external-accounts/{externalAccountId}"),
     }
@@ -602,6 +603,7 @@ def _valid_bodies(
             "accountInfo": usd_info,
         },
         ("POST", "/platform/external-accounts"): {"currency": "USD", "accountInfo": usd_info},
+        ("POST", "/agents/me/external-accounts"): {"currency": "USD", "accountInfo": usd_info},
         ("POST", "/agents"): {"name": "Fuzz bot", "customerId": customer_id, "policy": POLICY},
         ("POST", "/invitations"): {"inviterUma": uma, "firstName": "Ann", "amountToSend": 1},
         ("POST", "/invitations/{invitationCode}/claim"): {"inviteeUma": "$bob@other.test"},
@@ -650,7 +652,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
 
 def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
-    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 80
+    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 81
     if _grid_path() is None:
         skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
@@ -715,7 +717,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
         operations.append(result.ok())
-    assert len(operations) == 80
+    assert len(operations) == 81
     STATS["operations"] = len(operations)
     _count("environments")
     basic = base64.b64encode(":".join(fuzz_server.auth).encode()).decode()

@@ -213,6 +213,19 @@ def test_agent_accounts(server: SandboxServer, client: SandboxClient) -> None:
         _error(agent.get(f"/agents/me/external-accounts/{theirs['id']}"), 404, "NOT_FOUND")
         foreign = agent.http.delete(f"/agents/me/external-accounts/{theirs['id']}")
         _error(foreign, 404, "NOT_FOUND")
+        info = {
+            "accountType": "USD_ACCOUNT",
+            "accountNumber": "5554443010",
+            "routingNumber": "021000021",
+            "beneficiary": {"beneficiaryType": "INDIVIDUAL", "fullName": "Jane Doe"},
+        }
+        added = agent.post("/agents/me/external-accounts", {"currency": "USD", "accountInfo": info})
+        assert added.status_code == 201, added.text
+        assert added.json()["customerId"] == customer["id"]
+        stray = {"currency": "USD", "accountInfo": info, "customerId": stranger["id"]}
+        _error(agent.post("/agents/me/external-accounts", stray), 400, "INVALID_INPUT")
+        removed = agent.http.delete(f"/agents/me/external-accounts/{added.json()['id']}")
+        assert removed.status_code == 204, removed.text
         gone = agent.http.delete(f"/agents/me/external-accounts/{mine['id']}")
         assert gone.status_code == 204, gone.text
         assert agent.get("/agents/me/external-accounts").json()["data"] == []

@@ -105,6 +105,7 @@ def make_call(
     ):
         raise TypeError("headers must map str to str")
     extra = tuple((headers or {}).items())
+    content: bytes | None
     if op.upload is not None:
         content, content_type = _form_upload(op, body)
         extra = (("Content-Type", content_type), *extra)

@@ -217,6 +217,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent"),
     _("agent",              "list_internal_accounts",  "GET",    "/agents/me/internal-accounts",                "agentListInternalAccounts",        True, auth="agent", paginated=PAGES),
     _("agent",              "list_external_accounts",  "GET",    "/agents/me/external-accounts",                "agentListExternalAccounts",        True, auth="agent", paginated=PAGES),
+    _("agent",              "create_external_account", "POST",   "/agents/me/external-accounts",                "agentCreateExternalAccount",       False, auth="agent"),
     _("agent",              "get_external_account",    "GET",    "/agents/me/external-accounts/{externalAccountId}", "agentGetExternalAccount",     True, auth="agent"),
     _("agent",              "delete_external_account", "DELETE", "/agents/me/external-accounts/{externalAccountId}", "agentDeleteExternalAccount", True, auth="agent"),
     _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False),

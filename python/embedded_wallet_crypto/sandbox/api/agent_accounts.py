@@ -1,8 +1,8 @@
 """The accounts of an agent's customer, ``/agents/me``: ``GET /agents/me/internal-accounts``
-and ``GET /agents/me/external-accounts`` (lists), ``GET`` and ``DELETE
-/agents/me/external-accounts/{externalAccountId}``. The Bearer token sets the customer; another
-customer's account is 404. The external accounts need the policy's MANAGE_EXTERNAL_ACCOUNTS
-(403 ``POLICY_PERMISSION_DENIED`` without it)."""
+and ``GET /agents/me/external-accounts`` (lists), ``POST /agents/me/external-accounts``,
+``GET`` and ``DELETE /agents/me/external-accounts/{externalAccountId}``. The Bearer token sets
+the customer; another customer's account is 404. The external accounts need the policy's
+MANAGE_EXTERNAL_ACCOUNTS (403 ``POLICY_PERMISSION_DENIED`` without it)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Me, Paging
+from ..deps import Db, Me, Paging, Svc
 from ..domain import customers, external_account_ops, external_accounts
 from ..domain.agents.policy import require_permission
-from ..domain.errors import not_found
+from ..domain.errors import invalid, not_found
 from ..models.common import ErrorOut
 from ..models.customers import AccountType, InternalAccountList
+from ..models.external_accounts import ExternalAccountCreate
 from .common import PathId, answer, error_responses
 
 __all__ = ["router"]
@@ -66,6 +67,19 @@ def list_my_external_accounts(
         db, paging, platform=False, customer_id=agent.customer_id, currency_code=currency
     )
     return answer(db, listed)
+
+
+@router.post("/agents/me/external-accounts", status_code=201)
+def create_my_external_account(
+    body: ExternalAccountCreate, agent: Me, db: Db, services: Svc
+) -> JSONResponse:
+    """Register an external account of the agent's customer (MANAGE_EXTERNAL_ACCOUNTS); a
+    ``customerId`` given must be that customer's (400 otherwise)."""
+    require_permission(agent.policy, _MANAGE)
+    if body.customerId is not None and body.customerId != agent.customer_id:
+        raise invalid("customerId must be the agent's own customer (or left out).")
+    created = external_accounts.create_external_account(db, services, body, agent.customer_id)
+    return answer(db, created, status=201)
 
 
 @router.get("/agents/me/external-accounts/{externalAccountId}")
