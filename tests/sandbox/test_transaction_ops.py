@@ -130,6 +130,8 @@ def test_cancel_a_transfer_before_it_settles(client: SandboxClient, environment:
     assert cancelled.status_code == 200, cancelled.text
     if environment == "sandbox":
         assert cancelled.json()["status"] == "REFUNDED"
+        refund = cancelled.json()["refund"]
+        assert (refund["status"], refund["reason"]) == ("COMPLETED", "USER_CANCELLATION")
         assert balance(client, customer["id"], "USD") == 5_000  # the amount is back, once
     else:
         assert cancelled.json()["status"] == "FAILED"

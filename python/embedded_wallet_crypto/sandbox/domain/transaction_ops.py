@@ -62,7 +62,8 @@ def reject_incoming(db: Session, transaction_id: str, body: RejectBody | None) -
 
 def cancel(db: Session, transaction_id: str, body: CancelBody | None) -> dict[str, Any]:
     """Cancel a bank transfer that has not settled: a transfer out ends ``REFUNDED`` (its
-    internal source gets the amount back), a transfer in ends ``FAILED`` (nothing credited).
+    internal source gets the amount back; its ``refund`` says ``USER_CANCELLATION``), a
+    transfer in ends ``FAILED`` (nothing credited).
     400 ``TRANSACTION_NOT_CANCELLABLE_TYPE`` for any other kind of transaction; 409
     ``TRANSACTION_NOT_CANCELLABLE`` once it has settled or ended."""
     row = find_transaction(db, transaction_id)
@@ -81,6 +82,18 @@ def cancel(db: Session, transaction_id: str, body: CancelBody | None) -> dict[st
     reason = body.reason if body is not None and body.reason is not None else None
     row.extra = {**row.extra, "cancellation": {"reason": reason, "at": Clock.time()}}
     outgoing = row.kind == "TRANSFER_OUT"
+    if outgoing:  # shown with the change (a refund that cannot be made replaces it: FAILED)
+        moment = iso(Clock.now())
+        row.extra = {
+            **row.extra,
+            "refund": {
+                "reference": f"{row.reference}-REFUND",
+                "initiatedAt": moment,
+                "settledAt": moment,
+                "status": "COMPLETED",
+                "reason": "USER_CANCELLATION",
+            },
+        }
     _decide(db, row, "REFUNDED" if outgoing else "FAILED", refund=outgoing)
     return transaction_body(row)
 
