@@ -137,8 +137,16 @@ def test_cancel_a_transfer_before_it_settles(client: SandboxClient, environment:
         assert cancelled.json()["status"] == "FAILED"
         assert balance(client, customer["id"], "USD") == 0  # nothing was credited
     _error(client.post(path), 409, "TRANSACTION_NOT_CANCELLABLE")
+    # A retry of the cancellation with its Idempotency-Key gets the first answer.
+    other = _transfer(client, environment, customer["id"])
+    key = {"Idempotency-Key": f"cancel-{other['id']}"}
+    once, again = (
+        client.post(f"/transactions/{other['id']}/cancel", headers=key) for _ in range(2)
+    )
+    assert once.status_code == again.status_code == 200, again.text
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json() == once.json()
     if environment == "sandbox":
-        assert balance(client, customer["id"], "USD") == 5_000
+        assert balance(client, customer["id"], "USD") == 2 * 5_000  # both refunded, once each
     assert client.get(f"/transactions/{made['id']}").json()["status"] == cancelled.json()["status"]
     _error(client.post("/transactions/Transaction:nope/cancel"), 404, "NOT_FOUND")
 

@@ -1,5 +1,7 @@
 """The platform's later decisions on a transaction: ``POST
-/transactions/{transactionId}/reject``, ``/cancel`` and ``/confirm``."""
+/transactions/{transactionId}/reject``, ``/cancel`` and ``/confirm``. Each takes an
+``Idempotency-Key``: a retry with the same key gets the first answer (not a 409 for the
+decision it already made)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,11 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Svc, require_platform
+from ..deps import Db, Keyed, Platform, Svc, require_platform
 from ..domain import transaction_ops
 from ..models.common import ErrorOut
 from ..models.transaction_ops import CancelBody, ConfirmBody, RejectBody
-from .common import PathId, answer, error_responses
+from .common import IDEMPOTENCY_RESPONSES, PathId, error_responses, idempotent
 
 __all__ = ["router"]
 
@@ -29,27 +31,59 @@ def _conflict(description: str) -> dict[int | str, dict[str, Any]]:
 
 @router.post(
     "/transactions/{transactionId}/reject",
-    responses=_conflict("TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: it awaits no approval."),
+    responses={
+        **_conflict("TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: it awaits no approval."),
+        422: IDEMPOTENCY_RESPONSES[422],
+    },
 )
-def reject(transactionId: PathId, db: Db, body: RejectBody | None = None) -> JSONResponse:
+def reject(
+    transactionId: PathId,
+    platform: Platform,
+    db: Db,
+    keyed: Keyed,
+    body: RejectBody | None = None,
+) -> JSONResponse:
     """Reject an incoming payment held by the approval webhook: REJECTED, nothing credited."""
-    return answer(db, transaction_ops.reject_incoming(db, transactionId, body))
+    return idempotent(
+        db, platform, keyed, lambda: (200, transaction_ops.reject_incoming(db, transactionId, body))
+    )
 
 
 @router.post(
     "/transactions/{transactionId}/cancel",
-    responses=_conflict("TRANSACTION_NOT_CANCELLABLE: it has settled or ended."),
+    responses={
+        **_conflict("TRANSACTION_NOT_CANCELLABLE: it has settled or ended."),
+        422: IDEMPOTENCY_RESPONSES[422],
+    },
 )
-def cancel(transactionId: PathId, db: Db, body: CancelBody | None = None) -> JSONResponse:
+def cancel(
+    transactionId: PathId,
+    platform: Platform,
+    db: Db,
+    keyed: Keyed,
+    body: CancelBody | None = None,
+) -> JSONResponse:
     """Cancel a bank transfer before it settles: a transfer out is REFUNDED (its source gets
     the amount back), a transfer in FAILED."""
-    return answer(db, transaction_ops.cancel(db, transactionId, body))
+    return idempotent(
+        db, platform, keyed, lambda: (200, transaction_ops.cancel(db, transactionId, body))
+    )
 
 
-@router.post("/transactions/{transactionId}/confirm")
+@router.post("/transactions/{transactionId}/confirm", responses=IDEMPOTENCY_RESPONSES)
 def confirm(
-    transactionId: PathId, db: Db, services: Svc, body: ConfirmBody | None = None
+    transactionId: PathId,
+    platform: Platform,
+    db: Db,
+    services: Svc,
+    keyed: Keyed,
+    body: ConfirmBody | None = None,
 ) -> JSONResponse:
     """Record when the platform delivered the receipt (now, without a time); again replaces it."""
-    confirmed = transaction_ops.confirm_receipt(db, transactionId, body, services.clock.now())
-    return answer(db, confirmed)
+    now = services.clock.now()
+    return idempotent(
+        db,
+        platform,
+        keyed,
+        lambda: (200, transaction_ops.confirm_receipt(db, transactionId, body, now)),
+    )
