@@ -236,3 +236,25 @@ def test_customer_operations_need_credentials(server: SandboxServer) -> None:
     ):
         response = httpx.request(method, f"{server.base_url}{path}", timeout=30)
         assert response.status_code == 401, (method, path, response.text)
+
+
+def test_date_bounds_out_of_range_are_400(client: SandboxClient) -> None:
+    for name in ("createdBefore", "createdAfter", "updatedBefore", "updatedAfter"):
+        # Before year 1 in UTC; an inclusive end bound past the last millisecond of year 9999.
+        values = ["0001-01-01T00:00:00+01:00"]
+        if name.endswith("Before"):
+            values.append("9999-12-31T23:59:59.999999Z")
+        for value in values:
+            _error(client.get("/customers", params={name: value}), 400, "INVALID_INPUT")
+    assert client.get("/customers", params={"createdAfter": "9999-12-31T23:59:59Z"}).json() == {
+        "data": [],
+        "hasMore": False,
+        "totalCount": 0,
+    }
+    _error(
+        client.get("/transactions", params={"endDate": "9999-12-31T23:59:59.999999-14:00"}),
+        400,
+        "INVALID_INPUT",
+    )
+    naive = client.get("/customers", params={"createdAfter": "2000-01-01T00:00:00"})
+    assert naive.status_code == 200, naive.text
