@@ -6,7 +6,8 @@
   when approved);
 - two cancellations of one transfer out: one is made, the other is refused 409
   ``TRANSACTION_NOT_CANCELLABLE``, and the source gets its amount back once;
-- two deletions of one customer: one is made, the other is refused 410 ``CUSTOMER_DELETED``.
+- two deletions of one customer: one is made, the other is refused 410 ``CUSTOMER_DELETED``;
+- the two processes' workers import each bulk CSV job once (each row one customer).
 
 ``EWC_OPS_RACE_ROUNDS`` sets the rounds of each race (10 by default).
 """
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 
@@ -21,7 +23,7 @@ import pytest
 
 from ._client import SandboxClient
 from ._pair import clients_of, race, running_pair
-from ._payments import Receiver, accounts, balance, fund, usd_external, webhook_receiver
+from ._payments import Receiver, accounts, balance, fund, usd_external, wait_for, webhook_receiver
 from ._server import SandboxServer
 from .conftest import database_url
 from .test_transaction_ops import held_payment
@@ -128,3 +130,42 @@ def test_two_deletions_at_once_delete_once(clients: list[SandboxClient]) -> None
         if statuses != [200, 410] or codes != ["CUSTOMER_DELETED"]:
             wrong.append((statuses, codes))
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds: {wrong[:3]}"
+
+
+def test_two_workers_import_each_job_once(clients: list[SandboxClient]) -> None:
+    """Both processes' workers look for pending jobs every tick: each job is claimed by one of
+    them, so each row becomes one customer."""
+    tag = uuid.uuid4().hex[:8]
+    header = (
+        "umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,"
+        "state,postalCode,country\n"
+    )
+    jobs = []
+    for number in range(ROUNDS):
+        rows = "".join(
+            f"${tag}.{number}.{row}@uma.test,{tag}-{number}-{row},INDIVIDUAL,Ann Lee,"
+            "1990-01-15,1 Main St,SF,CA,94105,US\n"
+            for row in range(3)
+        )
+        files = {"file": ("c.csv", (header + rows).encode(), "text/csv")}
+        accepted = clients[number % 2].http.post("/customers/bulk/csv", files=files)
+        assert accepted.status_code == 202, accepted.text
+        jobs.append(accepted.json()["jobId"])
+    for job_id in jobs:
+        done = wait_for(
+            lambda j=job_id: clients[0].get(f"/customers/bulk/jobs/{j}").json(),
+            lambda job: job["status"] in ("COMPLETED", "FAILED"),
+            60,
+        )
+        assert done["status"] == "COMPLETED" and done["progress"]["successful"] == 3, done
+    doubled = []
+    for number in range(ROUNDS):
+        for row in range(3):
+            listed = clients[1].get(
+                "/customers", params={"platformCustomerId": f"{tag}-{number}-{row}"}
+            )
+            if listed.json()["totalCount"] != 1:
+                doubled.append((number, row, listed.json()["totalCount"]))
+    assert not doubled, (
+        f"{len(doubled)} of {3 * ROUNDS} rows imported other than once: {doubled[:3]}"
+    )
