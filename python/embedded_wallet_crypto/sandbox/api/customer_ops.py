@@ -66,10 +66,8 @@ async def customer_filters(
         region=region,
         currency=currency,
         uma_address=umaAddress,
-        created_after=createdAfter,
-        created_before=createdBefore,
-        updated_after=updatedAfter,
-        updated_before=updatedBefore,
+        created=(createdAfter, createdBefore),
+        updated=(updatedAfter, updatedBefore),
         including_deleted=isIncludingDeleted,
     )
 

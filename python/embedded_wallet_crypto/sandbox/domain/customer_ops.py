@@ -12,6 +12,7 @@ deletion 404 ``USER_NOT_FOUND``).
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -77,37 +78,25 @@ def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
     return _body(row, _deleted_at(db, row.id) is not None)
 
 
+@dataclass(frozen=True)
 class CustomerFilters:
     """The list's filters (all optional; they combine; the date bounds are inclusive)."""
 
-    def __init__(
-        self,
-        *,
-        platform_customer_id: str | None = None,
-        customer_type: str | None = None,
-        region: str | None = None,
-        currency: str | None = None,
-        uma_address: str | None = None,
-        created_after: datetime | None = None,
-        created_before: datetime | None = None,
-        updated_after: datetime | None = None,
-        updated_before: datetime | None = None,
-        including_deleted: bool = False,
-    ) -> None:
-        if currency is not None and not is_currency_code(currency):
-            raise invalid("currency must be a currency code (3 to 5 capital letters).")
-        self.platform_customer_id = platform_customer_id
-        self.customer_type = customer_type
-        self.region = region
-        self.currency = currency
-        self.uma_address = uma_address
-        self.created = (created_after, created_before)
-        self.updated = (updated_after, updated_before)
-        self.including_deleted = including_deleted
+    platform_customer_id: str | None = None
+    customer_type: str | None = None
+    region: str | None = None
+    currency: str | None = None
+    uma_address: str | None = None
+    created: tuple[datetime | None, datetime | None] = (None, None)
+    updated: tuple[datetime | None, datetime | None] = (None, None)
+    including_deleted: bool = False
 
 
 def list_customers(db: Session, filters: CustomerFilters, request: PageRequest) -> dict[str, Any]:
-    """One page of the customers matching ``filters``, oldest first."""
+    """One page of the customers matching ``filters``, oldest first (400 for a currency that
+    is not a code)."""
+    if filters.currency is not None and not is_currency_code(filters.currency):
+        raise invalid("currency must be a currency code (3 to 5 capital letters).")
     deleted = exists().where(CustomerDeletion.customer_id == Customer.id)
     query = select(Customer)
     for column, value in (
