@@ -164,6 +164,15 @@ _UNKNOWN_ID_IN_BODY = (
     "an id in the body that names no resource is 404 NOT_FOUND, the service's answer for a "
     "missing resource everywhere (the interface's Errors table leaves this status open)"
 )
+_KEY_REUSED = (
+    "an Idempotency-Key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, as on every "
+    "operation that takes the key"
+)
+_KEY_TAKEN = (
+    "the service also takes an Idempotency-Key here (a retried decision gets its first answer); "
+    "a key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, one still in use 409 "
+    "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+)
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents/me/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
@@ -184,11 +193,10 @@ GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
         "the published document lists no error but 401 for the upload; a body that is not a "
         "readable CSV file (or past the row limit) is 400, past the body size limit 413",
     ),
-    ("POST", "/customers/{customerId}/kyc-link"): (
-        (422,),
-        "an Idempotency-Key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, as on "
-        "every operation that takes the key",
-    ),
+    ("POST", "/customers/{customerId}/kyc-link"): ((422,), _KEY_REUSED),
+    ("POST", "/transactions/{transactionId}/reject"): ((422,), _KEY_TAKEN),
+    ("POST", "/transactions/{transactionId}/cancel"): ((422,), _KEY_TAKEN),
+    ("POST", "/transactions/{transactionId}/confirm"): ((409, 422), _KEY_TAKEN),
 }
 
 #: Shared operations whose success body is not compared with the published schema, and why.
