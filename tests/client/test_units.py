@@ -23,6 +23,7 @@ from embedded_wallet_crypto.client import (
     parse_retry_after,
 )
 from embedded_wallet_crypto.client._answers import read_answer
+from embedded_wallet_crypto.client._flows import make_call
 from embedded_wallet_crypto.client._operations import Operation, operation
 from embedded_wallet_crypto.client._webhooks import verify_event
 from embedded_wallet_crypto.sandbox.models.wallet import SignedRequestChallengeOut
@@ -369,3 +370,17 @@ def test_an_export_challenge_that_binds_another_key_is_not_signed() -> None:
     assert generic.value.code == "PAYLOAD_KEY_MISMATCH"
     assert len(sent) == 2  # each first leg only: no stamped retry went out
     assert all("Service-Wallet-Signature" not in request.headers for request in sent)
+
+
+def test_an_upload_is_sent_as_the_file_part_of_a_multipart_body() -> None:
+    upload = operation("customers.upload_csv")
+    for body in ({"file": ("c.csv", b"a,b\n1,2\n")}, {"file": ("c.csv", bytearray(b"a,b\n1,2\n"))}):
+        call = make_call(upload, (), body=body)
+        (content_type,) = (value for name, value in call.headers if name == "Content-Type")
+        assert content_type.startswith("multipart/form-data; boundary=")
+        assert call.content is not None and b'name="file"' in call.content
+        assert b"a,b\n1,2\n" in call.content
+        assert call.idempotency_key  # encoded once: a retry repeats the same bytes and key
+    for wrong in ({"file": "a"}, "a,b\n", b"a,b\n", 12):
+        with pytest.raises(TypeError):
+            make_call(upload, (), body=wrong)

@@ -83,8 +83,8 @@ class Operation:
         response_model: the type the answer is read into (a pydantic model, a union of
             them, ``str``), validated by pydantic; None for an operation that answers 204.
             A retry-signed operation's 202 is read into ``SignedRequestChallengeOut``.
-        multipart: the body is a ``multipart/form-data`` form (a document upload): a mapping
-            of text fields whose ``file`` is ``(file name, bytes)``.
+        multipart: the body is a ``multipart/form-data`` form (a document or CSV upload): a
+            mapping of text fields whose ``file`` is ``(file name, bytes)``.
     """
 
     group: str
@@ -179,6 +179,13 @@ OPERATIONS: tuple[Operation, ...] = (
     _("config",             "get",                     "GET",    "/config",                                     "getPlatformConfig",                True, response_model=ConfigOut),
     _("config",             "update",                  "PATCH",  "/config",                                     "updatePlatformConfig",             True, response_model=ConfigOut),
     _("customers",          "create",                  "POST",   "/customers",                                  "createCustomer",                   False, response_model=CustomerOut),
+    _("customers",          "list",                    "GET",    "/customers",                                  "listCustomers",                    True, paginated=PAGES),
+    _("customers",          "get",                     "GET",    "/customers/{customerId}",                     "getCustomerById",                  True),
+    _("customers",          "update",                  "PATCH",  "/customers/{customerId}",                     "updateCustomerById",               True),
+    _("customers",          "delete",                  "DELETE", "/customers/{customerId}",                     "deleteCustomerById",               True),
+    _("customers",          "upload_csv",              "POST",   "/customers/bulk/csv",                         "uploadCustomersCsv",               False, multipart=True),
+    _("customers",          "get_bulk_job",            "GET",    "/customers/bulk/jobs/{jobId}",                "getBulkCustomerImportJob",         True),
+    _("verifications",      "create_kyc_link",         "POST",   "/customers/{customerId}/kyc-link",            "createCustomerKycLink",            False),
     _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES, response_model=InternalAccountList),
     _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey", response_model=ExportOut),
     _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False, response_model=ExternalAccountOut),
@@ -187,6 +194,12 @@ OPERATIONS: tuple[Operation, ...] = (
     _("external_accounts",  "create_for_platform",     "POST",   "/platform/external-accounts",                 "createPlatformExternalAccount",    False, response_model=ExternalAccountOut),
     _("external_accounts",  "list_for_platform",       "GET",    "/platform/external-accounts",                 "listPlatformExternalAccounts",     True, paginated=PAGES, response_model=ExternalAccountList),
     _("external_accounts",  "get_for_platform",        "GET",    "/platform/external-accounts/{externalAccountId}", "getPlatformExternalAccountById", True, response_model=ExternalAccountOut),
+    _("external_accounts",  "delete_for_customer",     "DELETE", "/customers/external-accounts/{externalAccountId}", "deleteCustomerExternalAccountById", True),
+    _("external_accounts",  "challenge_for_customer",  "POST",   "/customers/external-accounts/{externalAccountId}/challenge", "createExternalAccountOwnershipChallenge", False),
+    _("external_accounts",  "verify_for_customer",     "POST",   "/customers/external-accounts/{externalAccountId}/verify", "verifyExternalAccountOwnership", False),
+    _("external_accounts",  "delete_for_platform",     "DELETE", "/platform/external-accounts/{externalAccountId}", "deletePlatformExternalAccountById", True),
+    _("external_accounts",  "challenge_for_platform",  "POST",   "/platform/external-accounts/{externalAccountId}/challenge", "createPlatformExternalAccountOwnershipChallenge", False),
+    _("external_accounts",  "verify_for_platform",     "POST",   "/platform/external-accounts/{externalAccountId}/verify", "verifyPlatformExternalAccountOwnership", False),
     _("transfers",          "transfer_in",             "POST",   "/transfer-in",                                "createTransferIn",                 False, response_model=TransactionOut),
     _("transfers",          "transfer_out",            "POST",   "/transfer-out",                               "createTransferOut",                False, response_model=TransactionOut),
     _("quotes",             "create",                  "POST",   "/quotes",                                     "createQuote",                      False, response_model=QuoteOut),
@@ -197,6 +210,9 @@ OPERATIONS: tuple[Operation, ...] = (
     _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES, response_model=TransactionList),
     _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True, response_model=TransactionOut),
     _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False, response_model=TransactionOut),
+    _("transactions",       "reject",                  "POST",   "/transactions/{transactionId}/reject",        "rejectPendingPayment",             False),
+    _("transactions",       "cancel",                  "POST",   "/transactions/{transactionId}/cancel",        "cancelTransaction",                False),
+    _("transactions",       "confirm",                 "POST",   "/transactions/{transactionId}/confirm",       "confirmReceiptDelivery",           False),
     _("invitations",        "create",                  "POST",   "/invitations",                                "createInvitation",                 False, response_model=InvitationOut),
     _("invitations",        "get",                     "GET",    "/invitations/{invitationCode}",               "getInvitation",                    True, response_model=InvitationOut),
     _("invitations",        "claim",                   "POST",   "/invitations/{invitationCode}/claim",         "claimInvitation",                  False, response_model=InvitationOut),
@@ -232,6 +248,11 @@ OPERATIONS: tuple[Operation, ...] = (
     _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent", response_model=TransactionOut),
     _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent", response_model=AgentActionOut),
     _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent", response_model=AgentActionOut),
+    _("agent",              "list_internal_accounts",  "GET",    "/agents/me/internal-accounts",                "agentListInternalAccounts",        True, auth="agent", paginated=PAGES),
+    _("agent",              "list_external_accounts",  "GET",    "/agents/me/external-accounts",                "agentListExternalAccounts",        True, auth="agent", paginated=PAGES),
+    _("agent",              "create_external_account", "POST",   "/agents/me/external-accounts",                "agentCreateExternalAccount",       False, auth="agent"),
+    _("agent",              "get_external_account",    "GET",    "/agents/me/external-accounts/{externalAccountId}", "agentGetExternalAccount",     True, auth="agent"),
+    _("agent",              "delete_external_account", "DELETE", "/agents/me/external-accounts/{externalAccountId}", "agentDeleteExternalAccount", True, auth="agent"),
     _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False, response_model=InternalAccountOut),
     _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False, response_model=TransactionOut),
     _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False, response_model=TransactionOut),

@@ -16,17 +16,20 @@ from starlette.types import ASGIApp
 
 from .. import __version__
 from .api import (
+    agent_accounts,
     agent_me,
     agents,
     api_tokens,
     beneficial_owners,
     config,
     credentials,
+    customer_ops,
     customers,
     directory,
     documents,
     events,
     export,
+    external_account_ops,
     external_accounts,
     invitations,
     page,
@@ -34,6 +37,7 @@ from .api import (
     receivers,
     sandbox,
     sessions,
+    transaction_ops,
     transactions,
     transfers,
     verifications,
@@ -71,11 +75,17 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    # After the routers with a /customers/<literal> path (/customers/{customerId} matches any).
+    (BASE_PATH, customer_ops.router),
+    (BASE_PATH, transaction_ops.router),
+    (BASE_PATH, external_account_ops.router),
+    (BASE_PATH, agent_accounts.router),
     (BASE_PATH, api_tokens.router),
     (BASE_PATH, directory.router),
     (BASE_PATH, beneficial_owners.router),
     (BASE_PATH, documents.router),
     ("", page.router),
+    ("", customer_ops.page_router),
 )
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from .clock import Clock
 from .db.engine import Database
 from .db.tables_payments import Transaction
+from .domain.bulk_import import import_due
 from .domain.idempotency import purge_expired
 from .domain.transactions import apply_due, fail_now
 from .domain.webhook_delivery import deliver_due
@@ -139,6 +140,7 @@ class _Ticker:
 
     def tick(self) -> None:
         advance_due(self.database)
+        import_due(self.database)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)

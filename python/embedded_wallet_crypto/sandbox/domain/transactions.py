@@ -302,6 +302,8 @@ def transaction_body(row: Transaction) -> dict[str, Any]:
         }
     if row.settled_at is not None:
         body["settledAt"] = iso(row.settled_at)
+    if row.extra.get("receiptDeliveryConfirmedAt"):
+        body["receiptDeliveryConfirmedAt"] = row.extra["receiptDeliveryConfirmedAt"]
     if row.agent_id:
         body["agentId"] = row.agent_id
     if row.quote_id:
