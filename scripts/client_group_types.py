@@ -201,23 +201,23 @@ def _read(path: Path) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail when a module is stale")
     options = parser.parse_args(argv)
     if options.check:
         found = stale()
-        for path in found:
-            print(f"stale: {path} (run scripts/client_group_types.py)", file=sys.stderr)
+        for name in found:
+            print(f"stale: {name} (run scripts/client_group_types.py)", file=sys.stderr)
         return 1 if found else 0
     PACKAGE.mkdir(exist_ok=True)
     modules = expected()
-    for path in PACKAGE.glob("*.py"):
-        if path not in modules:
-            path.unlink()
-    for path, text in modules.items():
-        if _read(path) != text:
-            path.write_text(text)
-            print(f"wrote {path}")
+    for stray in PACKAGE.glob("*.py"):
+        if stray not in modules:
+            stray.unlink()
+    for module, text in modules.items():
+        if _read(module) != text:
+            module.write_text(text)
+            print(f"wrote {module}")
     return 0
 
 

@@ -42,6 +42,8 @@ COMMANDS = [
     "proofs",
     "proofs verify",
     "serve",
+    "trigger",
+    "listen",
     "demo",
     "report",
 ]

@@ -56,10 +56,26 @@ EXPECTED_ERRORS = {
     "agents.regenerate_device_code": "409 AGENT_CONNECTED",
     "agent.execute_quote": "401 UNAUTHORIZED",
     "agents.reject_action": "409 ACTION_NOT_PENDING",
+    "sandbox.send_test_webhook": "400 WEBHOOK_ENDPOINT_NOT_SET",
+    "sandbox.resend_event": "404 EVENT_NOT_FOUND",
+    "external_accounts.challenge_for_customer": "409 OWNERSHIP_VERIFICATION_NOT_APPLICABLE",
+    "external_accounts.verify_for_customer": "409 NO_OWNERSHIP_CHALLENGE",
+    "external_accounts.challenge_for_platform": "404 NOT_FOUND",
+    "external_accounts.verify_for_platform": "404 NOT_FOUND",
+    "external_accounts.delete_for_platform": "404 NOT_FOUND",
+    "transactions.reject": "409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL",
+    "transactions.cancel": "404 NOT_FOUND",
+    "agent.delete_external_account": "404 NOT_FOUND",
+    "agent.create_external_account": "400 INVALID_INPUT",
 }
 PUBLISHED = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 #: Served by the sandbox service only (not in the published document).
-SANDBOX_ONLY = {"sandbox.webhook_public_key"}
+SANDBOX_ONLY = {
+    "sandbox.webhook_public_key",
+    "sandbox.list_events",
+    "sandbox.resend_event",
+    "sandbox.trigger_event",
+}
 
 
 @pytest.fixture(scope="module")
@@ -256,6 +272,15 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("customers.create", body={"customerType": "NOBODY"})
     customer = Customer(api, server.mail_dir)
     run("internal_accounts.list", customerId=customer.id)
+    run("customers.list", customerType="INDIVIDUAL", limit=5)
+    run("customers.get", customer.id)
+    run("customers.update", customer.id, body={"customerType": "INDIVIDUAL", "fullName": "Ann"})
+    run("verifications.create_kyc_link", customer.id, body={"redirectUri": "https://app.test/"})
+    csv = b"umaAddress,platformCustomerId,customerType\n$csv@sandbox.test,csv-1,INDIVIDUAL\n"
+    job = run("customers.upload_csv", body={"file": ("customers.csv", csv)})
+    run("customers.get_bulk_job", job.jobId)
+    spare = api.customers.create(body={"customerType": "INDIVIDUAL"})
+    run("customers.delete", spare.id)
     usd = customer.accounts["USD"].id
     run("sandbox.fund", usd, body={"amount": 100_00})
     run("sandbox.fund", customer.wallet, body={"amount": 30_000_000})
@@ -266,11 +291,21 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("external_accounts.create_for_platform", body={"currency": "USD"})
     run("external_accounts.list_for_platform")
     run("external_accounts.get_for_platform", missing)
+    extra = bank_account(api, customer.id, "011")
+    run("external_accounts.challenge_for_customer", extra.id, body={"method": "LIVENESS"})
+    run("external_accounts.verify_for_customer", extra.id, body={"signature": "0x00"})
+    run("external_accounts.delete_for_customer", extra.id)
+    run("external_accounts.challenge_for_platform", missing, body={"method": "LIVENESS"})
+    run("external_accounts.verify_for_platform", missing, body={"signature": "0x00"})
+    run("external_accounts.delete_for_platform", missing)
     out = run("transfers.transfer_out", body=_move(usd, bank.id))
     run("transfers.transfer_in", body=_move(bank.id, usd))
     run("transactions.list", customerId=customer.id)
     run("transactions.get", out.id)
     run("transactions.approve", out.id, body={})
+    run("transactions.reject", out.id, body={"reason": "no"})
+    run("transactions.cancel", missing)
+    run("transactions.confirm", out.id, body={})
     run("quotes.lookup_uma", "$success.usd@sandbox.test", customerId=customer.id)
     run("quotes.lookup_external_account", bank.id, customerId=customer.id)
     wallet_quote = {
@@ -349,9 +384,17 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     }
     run("sandbox.receive_uma", body=uma)
     run("sandbox.webhook_public_key")
+    run("sandbox.send_test_webhook")  # no webhookEndpoint in this module
+    triggered = run("sandbox.trigger_event", body={"type": "INVITATION.CLAIMED"})
+    assert triggered.status == "NO_ENDPOINT"
+    assert run("sandbox.list_events", type="INVITATION.CLAIMED").data[0].id == triggered.id
+    run("sandbox.resend_event", f"Webhook:{uuid.uuid4()}")
     # Agents: the platform's side, the redemption, then the agent's own endpoints.
     policy = {
-        "permissions": ["CREATE_QUOTES", "EXECUTE_QUOTES", "VIEW_TRANSACTIONS", "CREATE_TRANSFERS"],
+        "permissions": [
+            *("CREATE_QUOTES", "EXECUTE_QUOTES", "VIEW_TRANSACTIONS", "CREATE_TRANSFERS"),
+            "MANAGE_EXTERNAL_ACCOUNTS",
+        ],
         "defaultExecutionMode": "APPROVAL_REQUIRED",
         "spendingLimits": {"currency": "USD", "perTransactionLimit": 500_00},
     }
@@ -378,6 +421,11 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
         run("agent.get_action", moved.id, by=agent)
         run("agent.list_transactions", by=agent)
         run("agent.get_transaction", out.id, by=agent)
+        run("agent.list_internal_accounts", by=agent)
+        run("agent.list_external_accounts", by=agent)
+        run("agent.create_external_account", body={"currency": "USD"}, by=agent)
+        run("agent.get_external_account", bank.id, by=agent)
+        run("agent.delete_external_account", missing, by=agent)
         run("agents.list_approvals", agentId=agent_id)
         run("agents.approve_action", agent_id, moved.id)
         run("agents.reject_action", agent_id, moved.id, body={"reason": "no"})

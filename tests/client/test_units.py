@@ -23,6 +23,7 @@ from embedded_wallet_crypto.client import (
     parse_retry_after,
 )
 from embedded_wallet_crypto.client._answers import read_answer
+from embedded_wallet_crypto.client._flows import make_call
 from embedded_wallet_crypto.client._operations import Operation, operation
 from embedded_wallet_crypto.client._webhooks import verify_event
 from embedded_wallet_crypto.sandbox.models.wallet import SignedRequestChallengeOut
@@ -162,7 +163,10 @@ def test_an_answer_is_read_into_its_model() -> None:
     assert read_answer(typed, 204, None) is None
     challenge = {"payloadToSign": "{}", "requestId": "r", "expiresAt": "2025-01-01T00:00:00Z"}
     assert isinstance(read_answer(signed, 202, challenge), SignedRequestChallengeOut)
-    assert read_answer(typed, 202, {"requestId": "r"}) == {"requestId": "r"}  # not retry-signed
+    # Another operation's 202 (an accepted job) is its answer, read into its model.
+    assert read_answer(typed, 202, {"id": "1", "secret": "s"}) == Thing(id="1", secret="s")
+    with pytest.raises(ClientError):
+        read_answer(typed, 202, {"requestId": "r"})
     with pytest.raises(ClientError) as wrong:
         read_answer(typed, 200, {"id": 5, "secret": "hunter2-secret"})
     assert wrong.value.code == "RESPONSE_INVALID"
@@ -291,13 +295,20 @@ def test_document_uploads_are_forms() -> None:
 
     def record(request: httpx.Request) -> httpx.Response:
         sent.append(request)
-        return httpx.Response(201, json={"id": "Document:1"})
+        return httpx.Response(201, json=document)
 
+    document = {
+        "id": "Document:1",
+        "documentHolder": "Customer:1",
+        "documentType": "PASSPORT",
+        "country": "US",
+        "fileName": "p.pdf",
+        "createdAt": "2025-10-03T12:30:00Z",
+    }
     api = _offline(record)
     form = {"documentType": "PASSPORT", "country": "US", "file": ("p.pdf", b"%PDF-1.7\r\n\x00")}
-    assert api.documents.upload(body={**form, "documentHolder": "Customer:1"}) == {
-        "id": "Document:1"
-    }
+    uploaded = api.documents.upload(body={**form, "documentHolder": "Customer:1"})
+    assert uploaded.model_dump(mode="json", exclude_unset=True) == document
     (upload,) = sent
     kind = upload.headers["Content-Type"]
     assert kind.startswith("multipart/form-data; boundary=")
@@ -369,3 +380,17 @@ def test_an_export_challenge_that_binds_another_key_is_not_signed() -> None:
     assert generic.value.code == "PAYLOAD_KEY_MISMATCH"
     assert len(sent) == 2  # each first leg only: no stamped retry went out
     assert all("Service-Wallet-Signature" not in request.headers for request in sent)
+
+
+def test_an_upload_is_sent_as_the_file_part_of_a_multipart_body() -> None:
+    upload = operation("customers.upload_csv")
+    for body in ({"file": ("c.csv", b"a,b\n1,2\n")}, {"file": ("c.csv", bytearray(b"a,b\n1,2\n"))}):
+        call = make_call(upload, (), body=body)
+        (content_type,) = (value for name, value in call.headers if name == "Content-Type")
+        assert content_type.startswith("multipart/form-data; boundary=")
+        assert call.content is not None and b'name="file"' in call.content
+        assert b"a,b\n1,2\n" in call.content
+        assert call.idempotency_key  # encoded once: a retry repeats the same bytes and key
+    for wrong in ({"file": "a"}, "a,b\n", b"a,b\n", 12):
+        with pytest.raises(TypeError):
+            make_call(upload, (), body=wrong)

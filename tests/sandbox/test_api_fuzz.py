@@ -26,7 +26,8 @@ exemption beyond the named list ``_published_fuzz.DIVERGENCES`` (documented in
 ``docs/sandbox-names.md``).
 
 ``test_the_operations_are_the_expected_ones`` pins the served operations: those the published
-document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
+document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key`` and the events tools
+(``GET /sandbox/events``, resend, trigger).
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
 ``../shared/spec/grid-openapi.yaml`` next to the checkout (it is never copied into the
@@ -79,7 +80,7 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
 #: Every operation the service serves, by its published path where it has one: those the
-#: published document shares, then the one it does not.
+#: published document shares, then the sandbox-only ones it does not have.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
         ("POST", "/customers"),
@@ -103,6 +104,7 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/sandbox/internal-accounts/{accountId}/fund"),
         ("POST", "/sandbox/send"),
         ("POST", "/sandbox/uma/receive"),
+        ("POST", "/sandbox/webhooks/test"),
         ("POST", "/transfer-in"),
         ("POST", "/transfer-out"),
         ("POST", "/platform/external-accounts"),
@@ -159,9 +161,37 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/documents/{documentId}"),
         ("PUT", "/documents/{documentId}"),
         ("DELETE", "/documents/{documentId}"),
+        ("GET", "/customers"),
+        ("GET", "/customers/{customerId}"),
+        ("PATCH", "/customers/{customerId}"),
+        ("DELETE", "/customers/{customerId}"),
+        ("POST", "/customers/{customerId}/kyc-link"),
+        ("POST", "/customers/bulk/csv"),
+        ("GET", "/customers/bulk/jobs/{jobId}"),
+        ("POST", "/transactions/{transactionId}/reject"),
+        ("POST", "/transactions/{transactionId}/cancel"),
+        ("POST", "/transactions/{transactionId}/confirm"),
+        ("DELETE", "/customers/external-accounts/{externalAccountId}"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/challenge"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/verify"),
+        ("DELETE", "/platform/external-accounts/{externalAccountId}"),
+        ("POST", "/platform/external-accounts/{externalAccountId}/challenge"),
+        ("POST", "/platform/external-accounts/{externalAccountId}/verify"),
+        ("GET", "/agents/me/internal-accounts"),
+        ("GET", "/agents/me/external-accounts"),
+        ("POST", "/agents/me/external-accounts"),
+        ("GET", "/agents/me/external-accounts/{externalAccountId}"),
+        ("DELETE", "/agents/me/external-accounts/{externalAccountId}"),
     }
 )
-SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
+SANDBOX_ONLY_OPERATIONS = frozenset(
+    {
+        ("GET", "/sandbox/webhook-public-key"),
+        ("GET", "/sandbox/events"),
+        ("POST", "/sandbox/events/{eventId}/resend"),
+        ("POST", "/sandbox/events/trigger"),
+    }
+)
 
 #: Statuses some shared operations answer although the published document leaves them out
 #: of those operations: (method, path) -> (statuses, why).
@@ -169,7 +199,20 @@ _UNKNOWN_ID_IN_BODY = (
     "an id in the body that names no resource is 404 NOT_FOUND, the service's answer for a "
     "missing resource everywhere (the interface's Errors table leaves this status open)"
 )
+_KEY_REUSED = (
+    "an Idempotency-Key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, as on every "
+    "operation that takes the key"
+)
+_KEY_TAKEN = (
+    "the service also takes an Idempotency-Key here (a retried decision gets its first answer); "
+    "a key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, one still in use 409 "
+    "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+)
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
+    ("POST", "/sandbox/webhooks/test"): (
+        (403,),
+        "sandbox-only like every /sandbox operation: 403 in production after the credentials",
+    ),
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents/me/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents"): ((404,), _UNKNOWN_ID_IN_BODY),
@@ -185,11 +228,30 @@ GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
         "a limit outside the interface's 1 to 100 (or an unknown status) is 400 INVALID_INPUT, "
         "as the published /agents/me/transactions documents",
     ),
+    ("GET", "/agents/me/internal-accounts"): (
+        (400,),
+        "a limit outside 1 to 100, a cursor this service did not issue or an unknown type is "
+        "400 INVALID_INPUT, as the published /agents/me/external-accounts documents",
+    ),
+    ("POST", "/customers/bulk/csv"): (
+        (400, 413),
+        "the published document lists no error but 401 for the upload; a body that is not a "
+        "readable CSV file (or past the row limit) is 400, past the body size limit 413",
+    ),
+    ("POST", "/customers/{customerId}/kyc-link"): ((422,), _KEY_REUSED),
+    ("POST", "/transactions/{transactionId}/reject"): ((422,), _KEY_TAKEN),
+    ("POST", "/transactions/{transactionId}/cancel"): ((422,), _KEY_TAKEN),
+    ("POST", "/transactions/{transactionId}/confirm"): ((409, 422), _KEY_TAKEN),
 }
 
 #: Shared operations whose success body is not compared with the published schema, and why.
+_ECHOED = "the sandbox echoes fields such as address as sent, unconstrained"
 GRID_BODY_EXEMPT: dict[tuple[str, str], str] = {
-    ("POST", "/customers"): "the sandbox echoes fields such as address as sent, unconstrained",
+    ("POST", "/customers"): _ECHOED,
+    ("GET", "/customers"): _ECHOED,
+    ("GET", "/customers/{customerId}"): _ECHOED,
+    ("PATCH", "/customers/{customerId}"): _ECHOED,
+    ("DELETE", "/customers/{customerId}"): _ECHOED,
 }
 
 #: Fields of success bodies left out of the comparison where their value is one the interface
@@ -475,7 +537,8 @@ class Known:
             customer_external = usd_external(client, customer_id, "000")["id"]
             platform_external = usd_external(client, None, "000")["id"]
             quote = self._quote(client.post, "/quotes", fiat, 10_00)
-            agent = connect(server, client, made, customer_id)
+            manage = [*POLICY["permissions"], "MANAGE_EXTERNAL_ACCOUNTS"]
+            agent = connect(server, client, made, customer_id, {**POLICY, "permissions": manage})
             agent_quote = self._quote(agent.post, "/agents/me/quotes", fiat, 10_00)
             executed = agent.post(f"/agents/me/quotes/{agent_quote['id']}/execute").json()
             pending, to_reject = (  # above the approval threshold: one to approve, one to reject
@@ -490,6 +553,13 @@ class Known:
             verification = client.post("/verifications", {"customerId": customer_id})
             assert invitation.status_code == 201 and verification.status_code == 200
             business, owner, document, token = _kyc_and_token(client)
+            job = client.http.post(
+                "/customers/bulk/csv",
+                files={
+                    "file": ("c.csv", b"umaAddress,platformCustomerId,customerType\n$a@b.c,p,X\n")
+                },
+            )
+            assert job.status_code == 202, job.text
         finally:
             client.close()
         self.agent_token = agent.token
@@ -511,6 +581,7 @@ class Known:
             "code": idle["deviceCode"]["code"],
             "invitationCode": invitation.json()["code"],
             "verificationId": verification.json()["id"],
+            "jobId": job.json()["jobId"],
             "currency": "USD",
             "receiverUmaAddress": "$success.usd@sandbox.test",
             "tokenId": token,
@@ -636,6 +707,7 @@ def _valid_bodies(
             "accountInfo": usd_info,
         },
         ("POST", "/platform/external-accounts"): {"currency": "USD", "accountInfo": usd_info},
+        ("POST", "/agents/me/external-accounts"): {"currency": "USD", "accountInfo": usd_info},
         ("POST", "/agents"): {"name": "Fuzz bot", "customerId": customer_id, "policy": POLICY},
         ("POST", "/invitations"): {"inviterUma": uma, "firstName": "Ann", "amountToSend": 1},
         ("POST", "/invitations/{invitationCode}/claim"): {"inviteeUma": "$bob@other.test"},
@@ -647,12 +719,16 @@ def _valid_bodies(
             "customerId": customer_id,
         },
         ("PATCH", "/config"): {"umaDomain": "fuzz.sandbox.test"},
+        ("POST", "/sandbox/events/trigger"): {"type": "TEST"},
         ("PATCH", "/agents/{agentId}"): {"name": "Renamed bot"},
         ("PATCH", "/agents/{agentId}/policy"): {"spendingLimits": {"dailyLimit": 1_000_000}},
         ("POST", "/agents/{agentId}/actions/{actionId}/approve"): {},
         ("POST", "/agents/{agentId}/actions/{actionId}/reject"): {"reason": "Not today."},
         ("POST", "/tokens"): {"name": "Fuzz token", "permissions": ["VIEW", "TRANSACT"]},
         ("PATCH", "/beneficial-owners/{beneficialOwnerId}"): {"roles": ["UBO", "DIRECTOR"]},
+        ("PATCH", "/customers/{customerId}"): {"customerType": "INDIVIDUAL", "fullName": "Fuzz"},
+        ("POST", "/customers/{customerId}/kyc-link"): {"redirectUri": "https://app.test/done"},
+        ("POST", "/transactions/{transactionId}/confirm"): {},
     }
 
 
@@ -702,6 +778,20 @@ def _auth(path: str, basic: str, bearer: str) -> dict[str, str]:
     return {"Authorization": f"Basic {basic}"}
 
 
+#: Where a generated ``webhookEndpoint`` that is a URL is pointed instead: the service posts to
+#: the endpoint it is given, and the fuzz sends no traffic off this machine (port 9, discard:
+#: refused at once). Strings that are not URLs stay, so the refusals are still fuzzed.
+_LOCAL_WEBHOOK = "http://127.0.0.1:9/fuzz-webhooks"
+
+
+def _keep_webhooks_local(case: Any) -> None:
+    body = case.body
+    if isinstance(body, dict):
+        endpoint = body.get("webhookEndpoint")
+        if isinstance(endpoint, str) and endpoint.lower().startswith(("http:", "https:")):
+            body["webhookEndpoint"] = _LOCAL_WEBHOOK
+
+
 def _fuzz(
     operation: Any, mode: GenerationMode, fixed: dict[str, Any], headers: Any, checks: list[Any]
 ) -> None:
@@ -710,6 +800,7 @@ def _fuzz(
     @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
     @given(case=operation.as_strategy(generation_mode=mode, **fixed))
     def run(case: Any) -> None:
+        _keep_webhooks_local(case)
         response = case.call(headers=headers)
         _count("requests")
         _count(f"status {response.status_code}")

@@ -851,11 +851,11 @@ def test_transaction_events_are_signed_webhooks(api: SandboxClient, receiver: Re
             found = [
                 (headers, body)
                 for headers, body in receiver.requests
-                if json.loads(body)["data"]["transaction"]["id"] == created["id"]
+                if json.loads(body)["data"].get("id") == created["id"]
             ]
         return {"found": found}
 
-    deliveries = wait_for(mine, lambda d: len(d["found"]) >= 2)["found"]
+    deliveries = wait_for(mine, lambda d: len(d["found"]) >= 1)["found"]
     public_key = api.get("/sandbox/webhook-public-key").text
     events = []
     for headers, body in deliveries:
@@ -863,11 +863,11 @@ def test_transaction_events_are_signed_webhooks(api: SandboxClient, receiver: Re
         event = json.loads(body)
         assert headers["X-Grid-Webhook-Id"] == event["id"]
         events.append(event)
-    assert [e["data"]["transaction"]["status"] for e in events] == ["PROCESSING", "COMPLETED"]
-    assert {e["type"] for e in events} == {"INCOMING_PAYMENT"}
-    assert len({e["id"] for e in events}) == 2 and all(
-        e["id"].startswith("Webhook:") for e in events
-    )
+    # The published webhook types have no INCOMING_PAYMENT.PROCESSING: one event.
+    assert [(e["type"], e["data"]["status"]) for e in events] == [
+        ("INCOMING_PAYMENT.COMPLETED", "COMPLETED")
+    ]
+    assert all(e["id"].startswith("Webhook:") for e in events)
     forged = bytearray(deliveries[0][1])
     forged[-2:-1] = b" "
     with pytest.raises(ewc.WalletCryptoError):

@@ -326,15 +326,13 @@ def test_two_processes_deliver_each_event_once(
     def mine() -> list[dict[str, Any]]:
         return [
             event
-            for event in receiver.events("OUTGOING_PAYMENT")
-            if event["data"]["transaction"]["id"] in ids
+            for event in receiver.events()
+            if event["type"].startswith("OUTGOING_PAYMENT.") and event["data"]["id"] in ids
         ]
 
     def completed(events: list[dict[str, Any]]) -> bool:
         done = {
-            event["data"]["transaction"]["id"]
-            for event in events
-            if event["data"]["transaction"]["status"] == "COMPLETED"
+            event["data"]["id"] for event in events if event["type"] == "OUTGOING_PAYMENT.COMPLETED"
         }
         return done == ids
 
@@ -354,7 +352,7 @@ def test_a_held_incoming_payment_is_approved_once(
     clients: list[SandboxClient], receiver: Receiver
 ) -> None:
     # After the webhook test: the endpoint is configured; a 202 holds the payment.
-    receiver.answers["INCOMING_PAYMENT"] = [202]
+    receiver.answers["INCOMING_PAYMENT.PENDING"] = [202]
     try:
         customer = clients[0].create_customer(currencies=["USD"])["id"]
         created = clients[0].post(
@@ -369,10 +367,9 @@ def test_a_held_incoming_payment_is_approved_once(
         assert created.status_code == 200, created.text
         path = f"/transactions/{created.json()['id']}/approve"
         wait_for(
-            lambda: {"events": receiver.events("INCOMING_PAYMENT")},
+            lambda: {"events": receiver.events("INCOMING_PAYMENT.PENDING")},
             lambda value: any(
-                event["data"]["transaction"]["id"] == created.json()["id"]
-                for event in value["events"]
+                event["data"]["id"] == created.json()["id"] for event in value["events"]
             ),
         )
         body = {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}}
@@ -381,7 +378,7 @@ def test_a_held_incoming_payment_is_approved_once(
         assert statuses == {200: 1, 409: 7}, [r.text for r in answers]
         assert balance(clients[1], customer, "USD") == 700
     finally:
-        receiver.answers.pop("INCOMING_PAYMENT", None)
+        receiver.answers.pop("INCOMING_PAYMENT.PENDING", None)
 
 
 def test_an_approving_webhook_and_approve_calls_credit_once(

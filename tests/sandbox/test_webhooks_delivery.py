@@ -1,45 +1,62 @@
-"""Webhooks over real HTTP: a receiver started here verifies every delivery with
-``ewc.verify_webhook_signature`` and the key of ``GET /sandbox/webhook-public-key``; retries
-after 500 keep the event id; the incoming-payment approval (200, 202 then approve, a failing
-webhook, no answer in time)."""
+"""Webhooks as published, over real HTTP on both backends: a receiver started here gets bodies
+that validate against the published document's webhook schemas and whose ``X-Grid-Signature``
+verifies with the published method (and ``ewc.verify_webhook_signature``); the delivery rules,
+each asserted by the event's attempts (``GET /sandbox/events``) and the payment's state:
+
+- a notification: 2xx delivers, 409 stops, 500 is retried on the schedule (same event id);
+- an incoming payment's approval request: 200 with the requested fields approves, 200 without
+  them fails it, 202 holds it for ``POST /transactions/{id}/approve``, 403 rejects it, 422
+  brings a second request with the sender's fields, 500 fails it (never retried).
+"""
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
+from embedded_wallet_crypto.sandbox.domain.webhooks import retry_delay
 
 from ._client import SandboxClient
-from ._payments import (
-    Receiver,
-    accounts,
-    balance,
-    fund,
-    settled,
-    usd_external,
-    wait_for,
-    webhook_receiver,
-)
+from ._payments import accounts, balance, fund, settled, usd_external
 from ._server import SandboxServer
+from ._webhooks import (
+    Hooks,
+    event,
+    hooks_server,
+    poll,
+    published_errors,
+    settled_event,
+    trigger,
+    verify_published,
+)
 from .conftest import database_url
 
-TIME_SCALE = 0.03  # backoff 5, 10, 20, 40 simulated seconds; the approval waits 5 minutes (9 s)
+#: Retries after 0.6 s and 1.2 s; an approval waits 5 minutes (6 s).
+TIME_SCALE = 0.02
+#: The documented waits before each retry, in simulated seconds: from 30 s, doubling, at most
+#: 30 minutes (the published cap).
+SCHEDULE = (30, 60, 120, 240, 480, 960, 1800, 1800, 1800)
+
+
+def test_the_retry_schedule() -> None:
+    assert [retry_delay(n) for n in range(1, len(SCHEDULE) + 1)] == list(SCHEDULE)
+    assert retry_delay(10_000) == 1800
 
 
 @pytest.fixture(scope="module")
-def receiver(backend: str) -> Iterator[Receiver]:
-    """One receiver per backend: each database signs with a key of its own."""
-    with webhook_receiver() as running:
+def hooks(backend: str) -> Iterator[Hooks]:
+    with hooks_server() as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def server(
     backend: str,
-    receiver: Receiver,
+    hooks: Hooks,
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
@@ -50,9 +67,8 @@ def server(
     )
     running.start()
     api = SandboxClient(running.base_url, running.auth)
-    patched = api.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})
+    patched = api.request("PATCH", "/config", json={"webhookEndpoint": hooks.url})
     assert patched.status_code == 200, patched.text
-    assert patched.json()["webhookEndpoint"] == receiver.url
     api.close()
     yield running
     assert running.stop() == 0
@@ -66,182 +82,286 @@ def public_key(server: SandboxServer) -> str:
     return pem
 
 
-def verified(receiver: Receiver, public_key: str) -> list[dict[str, Any]]:
-    """Every delivery so far, each verified over its raw body."""
+def received(hooks: Hooks, public_key: str, **match: Any) -> list[dict[str, Any]]:
+    """Every delivery whose ``data`` has the fields ``match``, each checked: the published
+    signature method, ``ewc``'s check, the published schema, the id header."""
     import json
 
-    with receiver.lock:
-        requests = list(receiver.requests)
+    with hooks.lock:
+        requests = list(hooks.requests)
+    found = []
     for headers, body in requests:
+        parsed = json.loads(body)
+        if any(parsed["data"].get(k) != v for k, v in match.items()):
+            continue
+        verify_published(headers["X-Grid-Signature"], body, public_key)
         ewc.verify_webhook_signature(headers["X-Grid-Signature"], body, public_key)
-    return [json.loads(body) for _, body in requests]
+        assert headers["X-Grid-Webhook-Id"] == parsed["id"]
+        assert published_errors(parsed) == [], parsed
+        found.append(parsed)
+    return found
 
 
-def for_transaction(events: list[dict[str, Any]], transaction_id: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["data"].get("transaction", {}).get("id") == transaction_id]
+def test_a_new_endpoint_gets_the_test_event(hooks: Hooks, public_key: str) -> None:
+    tests = poll(lambda: [e for e in received(hooks, public_key) if e["type"] == "TEST"], bool)
+    assert tests and tests[0]["data"] == {}
 
 
-def customer_with_usd(client: SandboxClient) -> tuple[str, str]:
-    made = client.create_customer(currencies=["USD"])
-    return made["id"], accounts(client, made["id"])["USD"]["id"]
-
-
-@contextmanager
-def incoming_payment(
-    client: SandboxClient, receiver: Receiver, answers: list[int], sender: str, amount: int
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """A sandbox UMA payment of ``amount`` USD cents from ``sender`` to a new customer, while the
-    receiver answers the INCOMING_PAYMENT webhooks with ``answers``: (customer id, transaction)."""
-    receiver.answers["INCOMING_PAYMENT"] = answers
-    try:
-        customer, _ = customer_with_usd(client)
-        created = client.post(
-            "/sandbox/uma/receive",
-            {
-                "senderUmaAddress": sender,
-                "receivingCurrencyCode": "USD",
-                "receivingCurrencyAmount": amount,
-                "customerId": customer,
-            },
-        ).json()
-        yield customer, created
-    finally:
-        receiver.answers.pop("INCOMING_PAYMENT", None)
-
-
-def test_every_delivery_is_signed(
-    client: SandboxClient, receiver: Receiver, public_key: str
+def test_payment_events_carry_the_transaction(
+    client: SandboxClient, hooks: Hooks, public_key: str
 ) -> None:
-    customer, usd = customer_with_usd(client)
+    made = client.create_customer(currencies=["USD"])
+    usd = accounts(client, made["id"])["USD"]["id"]
     fund(client, usd, 10_000)
-    external = usd_external(client, customer, "010")
+    external = usd_external(client, made["id"], "010")
     created = client.post(
         "/transfer-out",
         {"source": {"accountId": usd}, "destination": {"accountId": external["id"]}, "amount": 100},
     ).json()
-    assert settled(client, created["id"])["status"] == "COMPLETED"
-    events = wait_for(
-        lambda: {"e": for_transaction(verified(receiver, public_key), created["id"])},
-        lambda found: any(e["data"]["transaction"]["status"] == "COMPLETED" for e in found["e"]),
-    )["e"]
-    statuses = [e["data"]["transaction"]["status"] for e in events]
-    assert statuses == ["PROCESSING", "COMPLETED"]
-    assert all(e["type"] == "OUTGOING_PAYMENT" and e["id"].startswith("Webhook:") for e in events)
+    final = settled(client, created["id"])
+    assert final["status"] == "COMPLETED"
+    events = poll(
+        lambda: received(hooks, public_key, id=created["id"]),
+        lambda found: any(e["type"] == "OUTGOING_PAYMENT.COMPLETED" for e in found),
+    )
+    assert [e["type"] for e in events] == [
+        "OUTGOING_PAYMENT.PROCESSING",
+        "OUTGOING_PAYMENT.COMPLETED",
+    ]
+    assert events[-1]["data"] == final  # the full resource, as GET /transactions/{id} answers
     assert len({e["id"] for e in events}) == 2
-    with receiver.lock:
-        tampered_headers, tampered_body = receiver.requests[-1]
-    with pytest.raises(ewc.WalletCryptoError):
-        ewc.verify_webhook_signature(
-            tampered_headers["X-Grid-Signature"], tampered_body + b" ", public_key
-        )
+    balances = poll(lambda: received(hooks, public_key, id=usd), lambda found: len(found) >= 2)
+    assert {e["type"] for e in balances} == {"INTERNAL_ACCOUNT.BALANCE_UPDATED"}
+    assert [e["data"]["balance"]["amount"] for e in balances] == [10_000, 9_900]  # fund, debit
 
 
-def test_retries_after_500_keep_the_event_id(
-    client: SandboxClient, receiver: Receiver, public_key: str
-) -> None:
-    with incoming_payment(client, receiver, [500, 500, 200], "$bob@other.example", 900) as (
-        customer,
-        created,
-    ):
-        assert created["status"] == "PENDING"
-        assert created["requestedReceiverCustomerInfoFields"] == [
-            {"name": "FULL_NAME", "mandatory": True}
-        ]
-        done = settled(client, created["id"])
-        assert done["status"] == "COMPLETED"  # the third attempt answered 200: approved
-        events = for_transaction(verified(receiver, public_key), created["id"])
-        first = [e for e in events if e["data"]["transaction"]["status"] == "PENDING"]
-        assert len(first) == 3 and len({e["id"] for e in first}) == 1  # one event, three tries
-        assert balance(client, customer, "USD") == 900
-
-
-def test_202_then_approve(client: SandboxClient, receiver: Receiver) -> None:
-    with incoming_payment(client, receiver, [202], "$carol@other.example", 700) as (
-        customer,
-        created,
-    ):
-        wait_for(
-            lambda: {"n": len(receiver.events("INCOMING_PAYMENT"))},
-            lambda _: any(
-                e["data"]["transaction"]["id"] == created["id"]
-                for e in receiver.events("INCOMING_PAYMENT")
-            ),
-        )
-        missing = client.post(
-            f"/transactions/{created['id']}/approve", {"receiverCustomerInfo": {}}
-        )
-        assert missing.status_code == 400
-        assert missing.json()["code"] == "MISSING_MANDATORY_PAYEE_DATA"
-        approved = client.post(
-            f"/transactions/{created['id']}/approve",
-            {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}},
-        )
-        assert approved.status_code == 200, approved.text
-        assert approved.json()["status"] == "COMPLETED"
-        assert balance(client, customer, "USD") == 700
-        again = client.post(
-            f"/transactions/{created['id']}/approve",
-            {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}},
-        )
-        assert again.status_code == 409
-
-
-def test_approval_times_out(client: SandboxClient, receiver: Receiver) -> None:
-    with incoming_payment(client, receiver, [202], "$dave@other.example", 300) as (
-        customer,
-        created,
-    ):
-        done = settled(client, created["id"])
-        assert done["status"] == "FAILED"
-        assert done["failureReason"] == "PAYMENT_APPROVAL_TIMED_OUT"
-        assert balance(client, customer, "USD") == 0
-
-
-def test_a_failing_approval_webhook(client: SandboxClient, receiver: Receiver) -> None:
-    with incoming_payment(client, receiver, [500], "$erin@other.example", 300) as (_, created):
-        done = settled(client, created["id"])
-        assert done["status"] == "FAILED"
-        assert done["failureReason"] == "PAYMENT_APPROVAL_WEBHOOK_ERROR"
-        tries = [
-            e
-            for e in receiver.events("INCOMING_PAYMENT")
-            if e["data"]["transaction"]["id"] == created["id"]
-            and e["data"]["transaction"]["status"] == "PENDING"
-        ]
-        assert len(tries) == 5  # every attempt, then it gave up
-
-
-def test_emit_queues_any_event(server: SandboxServer, receiver: Receiver, public_key: str) -> None:
-    """Other areas call ``emit`` (an invitation claim, for example): the running service's
-    worker delivers what another process queued in the shared database."""
-    from embedded_wallet_crypto.sandbox.db.engine import Database
-    from embedded_wallet_crypto.sandbox.domain.webhooks import emit
-
-    database = Database(server.database)
+def test_500_is_retried_on_the_schedule(client: SandboxClient, hooks: Hooks) -> None:
+    hooks.script["OUTGOING_PAYMENT.FAILED"] = [(500, None), (503, None), (200, None)]
     try:
-        with database.sessions() as session:
-            event = emit(session, "platform-test", "INVITATION_CLAIMED", {"code": "abc123"})
-            session.commit()
+        event_id = trigger(client, "OUTGOING_PAYMENT.FAILED")
+        done = settled_event(client, event_id)
     finally:
-        database.dispose()
-    assert event is not None and event.startswith("Webhook:")
-    delivered = wait_for(
-        lambda: {"e": [e for e in verified(receiver, public_key) if e["id"] == event]},
-        lambda found: bool(found["e"]),
-    )["e"]
-    assert delivered[0]["type"] == "INVITATION_CLAIMED"
-    assert delivered[0]["data"] == {"code": "abc123"}
+        hooks.script.pop("OUTGOING_PAYMENT.FAILED")
+    assert done["status"] == "DELIVERED" and done["attempts"] == 3
+    tries = done["deliveries"]
+    assert [(d["responseStatus"], d["outcome"]) for d in tries] == [
+        (500, "RETRY_SCHEDULED"),
+        (503, "RETRY_SCHEDULED"),
+        (200, "DELIVERED"),
+    ]
+    from embedded_wallet_crypto.sandbox.clock import as_datetime
+
+    for expected, (this, following) in zip(SCHEDULE, itertools.pairwise(tries), strict=False):
+        wait = (as_datetime(this["nextAttemptAt"]) - as_datetime(this["at"])).total_seconds()
+        assert wait == pytest.approx(expected * TIME_SCALE, abs=0.002)
+        assert as_datetime(following["at"]) >= as_datetime(this["nextAttemptAt"])
+    assert [e["id"] for e in hooks.events("OUTGOING_PAYMENT.FAILED") if e["id"] == event_id] == [
+        event_id
+    ] * 3
 
 
-def test_the_public_key_errors_are_json(server: SandboxServer) -> None:
-    # The key is PEM text, its errors are the service's JSON: the document says so too.
-    import httpx
+def test_409_stops_the_retries(client: SandboxClient, hooks: Hooks) -> None:
+    hooks.script["INVITATION.CLAIMED"] = [(409, {"code": "DUPLICATE", "message": "seen"})]
+    try:
+        stopped = trigger(client, "INVITATION.CLAIMED")
+        done = settled_event(client, stopped)
+    finally:
+        hooks.script.pop("INVITATION.CLAIMED")
+    assert (done["status"], done["outcome"], done["nextAttemptAt"]) == (
+        "STOPPED",
+        "STOPPED_BY_409",
+        None,
+    )
+    # A later event is delivered past the first retry's moment: the stopped one had none.
+    later = trigger(client, "INVITATION.CLAIMED")
+    time.sleep(retry_delay(1) * TIME_SCALE * 2)  # past the moment a retry would have been due
+    assert settled_event(client, later)["status"] == "DELIVERED"
+    assert [d["responseStatus"] for d in event(client, stopped)["deliveries"]] == [409]
 
-    response = httpx.get(f"{server.base_url}/sandbox/webhook-public-key")
-    assert response.status_code == 401
-    assert response.headers["content-type"] == "application/json"
-    assert response.json()["code"] == "UNAUTHORIZED"
-    document = httpx.get(f"{server.base_url}/openapi.json").json()
-    operation = document["paths"]["/2025-10-13/sandbox/webhook-public-key"]["get"]
-    for status in ("400", "401", "404"):
-        assert list(operation["responses"][status]["content"]) == ["application/json"], status
+
+# --- the incoming payment's approval request -------------------------------------------------
+
+
+def receive(client: SandboxClient, amount: int) -> tuple[str, dict[str, Any]]:
+    customer = client.create_customer(currencies=["USD"])["id"]
+    created = client.post(
+        "/sandbox/uma/receive",
+        {
+            "senderUmaAddress": "$sender@other.example",
+            "receivingCurrencyCode": "USD",
+            "receivingCurrencyAmount": amount,
+            "customerId": customer,
+        },
+    )
+    assert created.status_code == 200, created.text
+    body: dict[str, Any] = created.json()
+    assert body["status"] == "PENDING"
+    assert body["requestedReceiverCustomerInfoFields"] == [{"name": "FULL_NAME", "mandatory": True}]
+    return customer, body
+
+
+def approval_attempts(client: SandboxClient, hooks: Hooks, transaction_id: str) -> list[Any]:
+    """The approval requests of a payment, as the events list shows them."""
+    ids = [
+        e["id"]
+        for e in hooks.events("INCOMING_PAYMENT.PENDING")
+        if e["data"]["id"] == transaction_id
+    ]
+    return [settled_event(client, i) for i in dict.fromkeys(ids)]
+
+
+@pytest.fixture
+def answers(hooks: Hooks) -> Iterator[list[tuple[int, dict[str, Any] | None]]]:
+    """The receiver's answers to INCOMING_PAYMENT.PENDING in this test."""
+    script: list[tuple[int, dict[str, Any] | None]] = []
+    hooks.script["INCOMING_PAYMENT.PENDING"] = script
+    yield script
+    hooks.script.pop("INCOMING_PAYMENT.PENDING", None)
+
+
+APPROVE = (200, {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}})
+
+
+@pytest.mark.parametrize(
+    ("script", "status", "reason", "outcomes", "credited"),
+    [
+        ([APPROVE], "COMPLETED", None, ["APPROVED"], True),
+        (
+            [(200, None)],
+            "FAILED",
+            "MISSING_MANDATORY_PAYEE_DATA",
+            ["PAYMENT_FAILED_MISSING_PAYEE_DATA"],
+            False,
+        ),
+        (
+            [(403, {"code": "NO", "reason": "RESTRICTED_JURISDICTION"})],
+            "REJECTED",
+            "COMPLIANCE_REJECTED",
+            ["REJECTED"],
+            False,
+        ),
+        (
+            [(500, None)],
+            "FAILED",
+            "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+            ["PAYMENT_FAILED_WEBHOOK_ERROR"],
+            False,
+        ),
+        (
+            [(422, {"requiredFields": ["NATIONALITY"]}), APPROVE],
+            "COMPLETED",
+            None,
+            ["MORE_INFORMATION_REQUESTED", "APPROVED"],
+            True,
+        ),
+        (
+            [(422, {"requiredFields": ["TAX_ID"]})],
+            "FAILED",
+            "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+            ["MORE_INFORMATION_REQUESTED", "MORE_INFORMATION_UNAVAILABLE"],
+            False,
+        ),
+    ],
+    ids=["200", "200-missing", "403", "500", "422-then-200", "422-twice"],
+)
+def test_the_answer_decides_the_payment(
+    client: SandboxClient,
+    hooks: Hooks,
+    public_key: str,
+    answers: list[tuple[int, dict[str, Any] | None]],
+    script: list[tuple[int, dict[str, Any] | None]],
+    status: str,
+    reason: str | None,
+    outcomes: list[str],
+    credited: bool,
+) -> None:
+    answers.extend(script)
+    customer, created = receive(client, 900)
+    done = settled(client, created["id"])
+    assert (done["status"], done.get("failureReason")) == (status, reason)
+    requests = poll(
+        lambda: approval_attempts(client, hooks, created["id"]),
+        lambda found: len(found) == len(outcomes),
+    )
+    assert [[d["outcome"] for d in r["deliveries"]] for r in requests] == [[o] for o in outcomes]
+    assert all(len(r["deliveries"]) == 1 for r in requests)  # an approval is never retried
+    assert balance(client, customer, "USD") == (900 if credited else 0)
+    pending = received(hooks, public_key, id=created["id"])
+    assert all(e["type"].startswith("INCOMING_PAYMENT.") for e in pending)
+    if outcomes[0] == "MORE_INFORMATION_REQUESTED":
+        second = [e for e in pending if e["type"] == "INCOMING_PAYMENT.PENDING"][1]
+        asked = script[0][1]
+        assert asked is not None
+        assert set(asked["requiredFields"]) <= set(second["data"]["counterpartyInformation"])
+
+
+def test_202_then_approve(
+    client: SandboxClient, hooks: Hooks, answers: list[tuple[int, dict[str, Any] | None]]
+) -> None:
+    answers.append((202, None))
+    customer, created = receive(client, 700)
+    (request,) = poll(
+        lambda: approval_attempts(client, hooks, created["id"]), lambda found: len(found) == 1
+    )
+    assert [d["outcome"] for d in request["deliveries"]] == ["HELD"]
+    missing = client.post(f"/transactions/{created['id']}/approve", {"receiverCustomerInfo": {}})
+    assert missing.status_code == 400
+    assert missing.json()["code"] == "MISSING_MANDATORY_PAYEE_DATA"
+    path = f"/transactions/{created['id']}/approve"
+    approved = client.post(path, {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}})
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["status"] == "COMPLETED"
+    assert balance(client, customer, "USD") == 700
+    again = client.post(path, {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe"}})
+    assert again.status_code == 409
+    assert again.json()["code"] == "TRANSACTION_NOT_AWAITING_APPROVAL"
+
+
+def test_202_and_no_call_times_out(
+    client: SandboxClient, answers: list[tuple[int, dict[str, Any] | None]]
+) -> None:
+    answers.append((202, None))
+    customer, created = receive(client, 300)
+    done = settled(client, created["id"])
+    assert (done["status"], done["failureReason"]) == ("FAILED", "PAYMENT_APPROVAL_TIMED_OUT")
+    assert balance(client, customer, "USD") == 0
+
+
+# --- the other resources: real emissions, published shapes ---------------------------------------
+
+
+def test_an_agent_action_awaiting_approval_is_announced(
+    server: SandboxServer, client: SandboxClient, hooks: Hooks, public_key: str
+) -> None:
+    from .test_agents import Agent, Customer, connect, execute, quote
+
+    made: list[Agent] = []
+    try:
+        customer = Customer(client, fund=1_000_00)
+        agent = connect(server, client, made, customer.id)
+        action = execute(agent, quote(agent, customer, 200_00)["id"]).json()  # above the threshold
+    finally:
+        for each in made:
+            each.http.close()
+    assert action["status"] == "PENDING_APPROVAL"
+    (announced,) = poll(lambda: received(hooks, public_key, id=action["id"]), bool)
+    assert announced["type"] == "AGENT_ACTION.PENDING_APPROVAL"
+    assert announced["data"] == action
+
+
+def test_a_verification_announces_itself_and_the_customer(
+    client: SandboxClient, hooks: Hooks, public_key: str
+) -> None:
+    customer = client.create_customer(currencies=["USD"], fullName="Jane Doe")
+    made = client.post("/verifications", {"customerId": customer["id"]})
+    assert made.status_code in (200, 201), made.text
+    verification = made.json()
+    (announced,) = poll(lambda: received(hooks, public_key, id=verification["id"]), bool)
+    assert (announced["type"], announced["data"]) == ("VERIFICATION.APPROVED", verification)
+    (kyc,) = poll(
+        lambda: [
+            e for e in received(hooks, public_key, id=customer["id"]) if "kycStatus" in e["data"]
+        ],
+        bool,
+    )
+    assert kyc["type"] == "CUSTOMER.KYC_APPROVED" and kyc["data"]["kycStatus"] == "APPROVED"

@@ -20,6 +20,7 @@ import embedded_wallet_crypto as ewc
 
 from .. import vectors
 from . import demo
+from ._events import add_event_commands
 from ._export import add_export_commands
 from ._import import add_import_commands
 from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, write_secret
@@ -140,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     add_import_commands(commands)
     add_proofs_commands(commands)
     add_serve_command(commands)
+    add_event_commands(commands)
 
     demo_parser = commands.add_parser("demo", help="run every available flow end to end")
     demo_parser.set_defaults(handler=_cmd_demo)

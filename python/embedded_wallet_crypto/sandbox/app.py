@@ -16,16 +16,20 @@ from starlette.types import ASGIApp
 
 from .. import __version__
 from .api import (
+    agent_accounts,
     agent_me,
     agents,
     api_tokens,
     beneficial_owners,
     config,
     credentials,
+    customer_ops,
     customers,
     directory,
     documents,
+    events,
     export,
+    external_account_ops,
     external_accounts,
     invitations,
     page,
@@ -33,6 +37,7 @@ from .api import (
     receivers,
     sandbox,
     sessions,
+    transaction_ops,
     transactions,
     transfers,
     verifications,
@@ -40,6 +45,7 @@ from .api import (
 from .db.engine import Database
 from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
+from .domain.webhooks import signing_key
 from .errors import install_error_handlers
 from .gate import RequestGate
 from .published import PublishedAnswers, published_document
@@ -61,6 +67,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, transactions.router),
     (BASE_PATH, config.router),
     (BASE_PATH, sandbox.router),
+    (BASE_PATH, events.router),
     (BASE_PATH, transfers.router),
     (BASE_PATH, external_accounts.router),
     (BASE_PATH, agent_me.router),
@@ -68,11 +75,17 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    # After the routers with a /customers/<literal> path (/customers/{customerId} matches any).
+    (BASE_PATH, customer_ops.router),
+    (BASE_PATH, transaction_ops.router),
+    (BASE_PATH, external_account_ops.router),
+    (BASE_PATH, agent_accounts.router),
     (BASE_PATH, api_tokens.router),
     (BASE_PATH, directory.router),
     (BASE_PATH, beneficial_owners.router),
     (BASE_PATH, documents.router),
     ("", page.router),
+    ("", customer_ops.page_router),
 )
 
 
@@ -127,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     database = Database(settings.database)
     database.create_tables()
     ensure_config(database)
+    signing_key(database)  # the webhooks' key, made or read before any request
     services = Services.build(settings, database)
     platform_auth = PlatformAuth(database)
     generated = platform_auth.setup(list(settings.platform_credentials))

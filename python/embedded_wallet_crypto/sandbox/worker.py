@@ -1,5 +1,5 @@
-"""The background payment worker: every tick it applies the due steps of transactions, delivers
-due webhooks, and (now and then) forgets expired idempotency keys.
+"""The background payment worker: every tick it applies the due steps of transactions and (now
+and then) forgets expired idempotency keys; beside it, every tick, the due webhook deliveries.
 
 Each transaction is settled in a database transaction of its own, and a failure stays with the
 transaction that caused it: one whose settlement raises (a fault of the service or of its
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from sqlalchemy import select, update
@@ -22,11 +22,12 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from .clock import Clock
-from .db.engine import Database, lock
-from .db.tables_payments import Transaction, WebhookDelivery
+from .db.engine import Database
+from .db.tables_payments import Transaction
+from .domain.bulk_import import import_due
 from .domain.idempotency import purge_expired
-from .domain.transactions import INCOMING_PAYMENT, apply_approval, apply_due, fail_now
-from .domain.webhooks import deliver_due
+from .domain.transactions import apply_due, fail_now
+from .domain.webhook_delivery import deliver_due
 
 __all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "running_worker"]
 
@@ -129,30 +130,6 @@ def advance_due(database: Database) -> int:
     return moved
 
 
-def _delivery_result(
-    db: Session, delivery: WebhookDelivery, state: str, status: int | None
-) -> None:
-    """An approval request's answer: 200 approves, 202 holds (until the approve call or the
-    timeout), a failed delivery fails the payment (PAYMENT_APPROVAL_WEBHOOK_ERROR)."""
-    if delivery.transaction_id is None or delivery.event_type != INCOMING_PAYMENT:
-        return
-    row = db.get(Transaction, delivery.transaction_id)
-    if row is None:
-        return
-    lock(db, row)  # against a concurrent POST /transactions/{id}/approve
-    if row.status != "PENDING" or not row.extra.get("awaitingApproval"):
-        return
-    if row.extra.get("approvalEvent") != delivery.id:
-        return
-    extra = dict(row.extra)
-    extra["awaitingApproval"] = status == 202
-    row.extra = extra
-    if state == "FAILED":
-        apply_approval(db, row, False, "PAYMENT_APPROVAL_WEBHOOK_ERROR")
-    elif status != 202:
-        apply_approval(db, row, True, None)
-
-
 class _Ticker:
     """One process's worker state: when it last forgot expired idempotency keys."""
 
@@ -163,33 +140,40 @@ class _Ticker:
 
     def tick(self) -> None:
         advance_due(self.database)
-        deliver_due(self.database, self.clock, _delivery_result)
+        import_due(self.database)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)
 
+    def deliver(self) -> None:
+        deliver_due(self.database, self.clock)
+
 
 @asynccontextmanager
 async def running_worker(database: Database, clock: Clock) -> AsyncIterator[None]:
-    """The background task while the service runs: due steps and due webhook deliveries,
-    every tick."""
+    """The background tasks while the service runs, every tick: due steps (and, now and then,
+    the purge of expired keys) in one, due webhook deliveries in another (a slow receiver
+    never holds up a payment's steps)."""
     ticker = _Ticker(database, clock)
     stopping = asyncio.Event()
 
-    async def run() -> None:
+    async def run(step: Callable[[], None], name: str) -> None:
         while not stopping.is_set():
             try:
-                await asyncio.to_thread(ticker.tick)
+                await asyncio.to_thread(step)
             except Exception:  # a bug or a database hiccup: log it, keep the service up
-                logger.exception("background payment worker")
+                logger.exception("background %s", name)
             try:
                 await asyncio.wait_for(stopping.wait(), TICK_SECONDS)
             except asyncio.TimeoutError:
                 pass
 
-    task = asyncio.create_task(run())
+    tasks = [
+        asyncio.create_task(run(ticker.tick, "payment worker")),
+        asyncio.create_task(run(ticker.deliver, "webhook delivery")),
+    ]
     try:
         yield
     finally:
         stopping.set()
-        await task
+        await asyncio.gather(*tasks)

@@ -13,6 +13,8 @@ from ...sandbox.models.agents import (
     DeviceCodeStatusOut,
     RedeemedDeviceCodeOut,
 )
+from ...sandbox.models.customers import InternalAccountList, InternalAccountOut
+from ...sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ...sandbox.models.quotes import QuoteOut
 from ...sandbox.models.transactions import TransactionList, TransactionOut
 from .._groups import (
@@ -62,6 +64,11 @@ class AgentOperations(SyncGroup):
     get_transaction: SyncOperation[TransactionOut]
     transfer_in: SyncOperation[AgentActionOut]
     transfer_out: SyncOperation[AgentActionOut]
+    list_internal_accounts: SyncListOperation[InternalAccountList, InternalAccountOut]
+    list_external_accounts: SyncListOperation[ExternalAccountList, ExternalAccountOut]
+    create_external_account: SyncOperation[ExternalAccountOut]
+    get_external_account: SyncOperation[ExternalAccountOut]
+    delete_external_account: SyncOperation[None]
 
 
 class AsyncAgentsOperations(AsyncGroup):
@@ -94,3 +101,8 @@ class AsyncAgentOperations(AsyncGroup):
     get_transaction: AsyncOperation[TransactionOut]
     transfer_in: AsyncOperation[AgentActionOut]
     transfer_out: AsyncOperation[AgentActionOut]
+    list_internal_accounts: AsyncListOperation[InternalAccountList, InternalAccountOut]
+    list_external_accounts: AsyncListOperation[ExternalAccountList, ExternalAccountOut]
+    create_external_account: AsyncOperation[ExternalAccountOut]
+    get_external_account: AsyncOperation[ExternalAccountOut]
+    delete_external_account: AsyncOperation[None]

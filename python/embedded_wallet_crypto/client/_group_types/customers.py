@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.customer_ops import BulkJobAccepted, BulkJobOut, CustomerList, KycLinkOut
 from ...sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
 from ...sandbox.models.directory import PlatformInternalAccountList
+from ...sandbox.models.external_account_ops import LivenessChallengeOut, WalletSignatureChallengeOut
 from ...sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ...sandbox.models.invitations import InvitationOut
 from ...sandbox.models.kyc import BeneficialOwnerList, BeneficialOwnerOut, DocumentList, DocumentOut
@@ -39,6 +41,12 @@ class CustomersOperations(SyncGroup):
     """Customers."""
 
     create: SyncOperation[CustomerOut]
+    list: SyncListOperation[CustomerList, CustomerOut]
+    get: SyncOperation[CustomerOut]
+    update: SyncOperation[CustomerOut]
+    delete: SyncOperation[CustomerOut]
+    upload_csv: SyncOperation[BulkJobAccepted]
+    get_bulk_job: SyncOperation[BulkJobOut]
 
 
 class InternalAccountsOperations(SyncGroup):
@@ -58,6 +66,12 @@ class ExternalAccountsOperations(SyncGroup):
     create_for_platform: SyncOperation[ExternalAccountOut]
     list_for_platform: SyncListOperation[ExternalAccountList, ExternalAccountOut]
     get_for_platform: SyncOperation[ExternalAccountOut]
+    delete_for_customer: SyncOperation[None]
+    challenge_for_customer: SyncOperation[WalletSignatureChallengeOut | LivenessChallengeOut]
+    verify_for_customer: SyncOperation[ExternalAccountOut]
+    delete_for_platform: SyncOperation[None]
+    challenge_for_platform: SyncOperation[WalletSignatureChallengeOut | LivenessChallengeOut]
+    verify_for_platform: SyncOperation[ExternalAccountOut]
 
 
 class InvitationsOperations(SyncGroup):
@@ -78,6 +92,7 @@ class VerificationsOperations(SyncGroup):
     list_beneficial_owners: SyncListOperation[BeneficialOwnerList, BeneficialOwnerOut]
     get_beneficial_owner: SyncOperation[BeneficialOwnerOut]
     update_beneficial_owner: SyncOperation[BeneficialOwnerOut]
+    create_kyc_link: SyncOperation[KycLinkOut]
 
 
 class DocumentsOperations(SyncGroup):
@@ -94,6 +109,12 @@ class AsyncCustomersOperations(AsyncGroup):
     """Customers."""
 
     create: AsyncOperation[CustomerOut]
+    list: AsyncListOperation[CustomerList, CustomerOut]
+    get: AsyncOperation[CustomerOut]
+    update: AsyncOperation[CustomerOut]
+    delete: AsyncOperation[CustomerOut]
+    upload_csv: AsyncOperation[BulkJobAccepted]
+    get_bulk_job: AsyncOperation[BulkJobOut]
 
 
 class AsyncInternalAccountsOperations(AsyncGroup):
@@ -113,6 +134,12 @@ class AsyncExternalAccountsOperations(AsyncGroup):
     create_for_platform: AsyncOperation[ExternalAccountOut]
     list_for_platform: AsyncListOperation[ExternalAccountList, ExternalAccountOut]
     get_for_platform: AsyncOperation[ExternalAccountOut]
+    delete_for_customer: AsyncOperation[None]
+    challenge_for_customer: AsyncOperation[WalletSignatureChallengeOut | LivenessChallengeOut]
+    verify_for_customer: AsyncOperation[ExternalAccountOut]
+    delete_for_platform: AsyncOperation[None]
+    challenge_for_platform: AsyncOperation[WalletSignatureChallengeOut | LivenessChallengeOut]
+    verify_for_platform: AsyncOperation[ExternalAccountOut]
 
 
 class AsyncInvitationsOperations(AsyncGroup):
@@ -133,6 +160,7 @@ class AsyncVerificationsOperations(AsyncGroup):
     list_beneficial_owners: AsyncListOperation[BeneficialOwnerList, BeneficialOwnerOut]
     get_beneficial_owner: AsyncOperation[BeneficialOwnerOut]
     update_beneficial_owner: AsyncOperation[BeneficialOwnerOut]
+    create_kyc_link: AsyncOperation[KycLinkOut]
 
 
 class AsyncDocumentsOperations(AsyncGroup):

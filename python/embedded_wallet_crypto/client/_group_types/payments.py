@@ -47,6 +47,9 @@ class TransactionsOperations(SyncGroup):
     list: SyncListOperation[TransactionList, TransactionOut]
     get: SyncOperation[TransactionOut]
     approve: SyncOperation[TransactionOut]
+    reject: SyncOperation[TransactionOut]
+    cancel: SyncOperation[TransactionOut]
+    confirm: SyncOperation[TransactionOut]
 
 
 class AsyncTransfersOperations(AsyncGroup):
@@ -72,3 +75,6 @@ class AsyncTransactionsOperations(AsyncGroup):
     list: AsyncListOperation[TransactionList, TransactionOut]
     get: AsyncOperation[TransactionOut]
     approve: AsyncOperation[TransactionOut]
+    reject: AsyncOperation[TransactionOut]
+    cancel: AsyncOperation[TransactionOut]
+    confirm: AsyncOperation[TransactionOut]

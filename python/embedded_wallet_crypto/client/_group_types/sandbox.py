@@ -4,8 +4,16 @@ from the operation table: do not edit."""
 from __future__ import annotations
 
 from ...sandbox.models.customers import InternalAccountOut
+from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
 from ...sandbox.models.transactions import TransactionOut
-from .._groups import AsyncGroup, AsyncOperation, SyncGroup, SyncOperation
+from .._groups import (
+    AsyncGroup,
+    AsyncListOperation,
+    AsyncOperation,
+    SyncGroup,
+    SyncListOperation,
+    SyncOperation,
+)
 
 __all__ = [
     "AsyncSandboxOperations",
@@ -20,6 +28,10 @@ class SandboxOperations(SyncGroup):
     send: SyncOperation[TransactionOut]
     receive_uma: SyncOperation[TransactionOut]
     webhook_public_key: SyncOperation[str]
+    send_test_webhook: SyncOperation[TestWebhookOut]
+    list_events: SyncListOperation[EventList, EventOut]
+    resend_event: SyncOperation[EventOut]
+    trigger_event: SyncOperation[EventOut]
 
 
 class AsyncSandboxOperations(AsyncGroup):
@@ -29,3 +41,7 @@ class AsyncSandboxOperations(AsyncGroup):
     send: AsyncOperation[TransactionOut]
     receive_uma: AsyncOperation[TransactionOut]
     webhook_public_key: AsyncOperation[str]
+    send_test_webhook: AsyncOperation[TestWebhookOut]
+    list_events: AsyncListOperation[EventList, EventOut]
+    resend_event: AsyncOperation[EventOut]
+    trigger_event: AsyncOperation[EventOut]

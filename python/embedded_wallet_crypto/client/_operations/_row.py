@@ -44,8 +44,8 @@ class Operation:
         response_model: the type the answer is read into (a pydantic model, a union of
             them, ``str``), validated by pydantic; None for an operation that answers 204.
             A retry-signed operation's 202 is read into ``SignedRequestChallengeOut``.
-        multipart: the body is a ``multipart/form-data`` form (a document upload): a mapping
-            of text fields whose ``file`` is ``(file name, bytes)``.
+        multipart: the body is a ``multipart/form-data`` form (a document or CSV upload): a
+            mapping of text fields whose ``file`` is ``(file name, bytes)``.
     """
 
     group: str

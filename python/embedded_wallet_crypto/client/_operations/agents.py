@@ -13,6 +13,8 @@ from ...sandbox.models.agents import (
     DeviceCodeStatusOut,
     RedeemedDeviceCodeOut,
 )
+from ...sandbox.models.customers import InternalAccountList
+from ...sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ...sandbox.models.quotes import QuoteOut
 from ...sandbox.models.transactions import TransactionList, TransactionOut
 from ._row import Operation, Signing
@@ -25,9 +27,9 @@ GROUPS: dict[str, str] = {
     "agent": "Agent Operations",
 }
 
+_ = Operation
 P: Signing = "payload"
 PAGES = True
-_ = Operation
 # fmt: off
 ROWS: tuple[Operation, ...] = (
     #  group                name                       method    path                                           operationId                         idempotent
@@ -53,6 +55,11 @@ ROWS: tuple[Operation, ...] = (
     _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent", response_model=TransactionOut),
     _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent", response_model=AgentActionOut),
     _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent", response_model=AgentActionOut),
+    _("agent",              "list_internal_accounts",  "GET",    "/agents/me/internal-accounts",                "agentListInternalAccounts",        True, auth="agent", paginated=PAGES, response_model=InternalAccountList),
+    _("agent",              "list_external_accounts",  "GET",    "/agents/me/external-accounts",                "agentListExternalAccounts",        True, auth="agent", paginated=PAGES, response_model=ExternalAccountList),
+    _("agent",              "create_external_account", "POST",   "/agents/me/external-accounts",                "agentCreateExternalAccount",       False, auth="agent", response_model=ExternalAccountOut),
+    _("agent",              "get_external_account",    "GET",    "/agents/me/external-accounts/{externalAccountId}", "agentGetExternalAccount",     True, auth="agent", response_model=ExternalAccountOut),
+    _("agent",              "delete_external_account", "DELETE", "/agents/me/external-accounts/{externalAccountId}", "agentDeleteExternalAccount", True, auth="agent"),
 )
 # fmt: on
 del _, P, PAGES

@@ -15,9 +15,9 @@ GROUPS: dict[str, str] = {
     "transactions": "Transactions",
 }
 
+_ = Operation
 P: Signing = "payload"
 PAGES = True
-_ = Operation
 # fmt: off
 ROWS: tuple[Operation, ...] = (
     #  group                name                       method    path                                           operationId                         idempotent
@@ -31,6 +31,9 @@ ROWS: tuple[Operation, ...] = (
     _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES, response_model=TransactionList),
     _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True, response_model=TransactionOut),
     _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False, response_model=TransactionOut),
+    _("transactions",       "reject",                  "POST",   "/transactions/{transactionId}/reject",        "rejectPendingPayment",             False, response_model=TransactionOut),
+    _("transactions",       "cancel",                  "POST",   "/transactions/{transactionId}/cancel",        "cancelTransaction",                False, response_model=TransactionOut),
+    _("transactions",       "confirm",                 "POST",   "/transactions/{transactionId}/confirm",       "confirmReceiptDelivery",           False, response_model=TransactionOut),
 )
 # fmt: on
 del _, P, PAGES

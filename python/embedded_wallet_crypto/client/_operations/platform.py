@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...sandbox.models.api_tokens import ApiTokenList, ApiTokenOut
 from ...sandbox.models.config import ConfigOut
 from ...sandbox.models.directory import DiscoveryList, ExchangeRateList, UmaProviderList, VaspList
-from ._row import Operation
+from ._row import Operation, Signing
 
 __all__ = ["GROUPS", "ROWS"]
 
@@ -19,8 +19,9 @@ GROUPS: dict[str, str] = {
     "discoveries": "Discoveries",
 }
 
-PAGES = True
 _ = Operation
+P: Signing = "payload"
+PAGES = True
 # fmt: off
 ROWS: tuple[Operation, ...] = (
     #  group                name                       method    path                                           operationId                         idempotent
@@ -36,4 +37,4 @@ ROWS: tuple[Operation, ...] = (
     _("discoveries",        "list",                    "GET",    "/discoveries",                                "getDiscoveries",                   True, response_model=DiscoveryList),
 )
 # fmt: on
-del _, PAGES
+del _, P, PAGES

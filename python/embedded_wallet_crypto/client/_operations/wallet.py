@@ -9,7 +9,7 @@ from ...sandbox.models.wallet import (
     SessionList,
     SessionOut,
 )
-from ._row import Operation
+from ._row import Operation, Signing
 
 __all__ = ["GROUPS", "ROWS"]
 
@@ -19,6 +19,8 @@ GROUPS: dict[str, str] = {
 }
 
 _ = Operation
+P: Signing = "payload"
+PAGES = True
 # fmt: off
 ROWS: tuple[Operation, ...] = (
     #  group                name                       method    path                                           operationId                         idempotent
@@ -31,4 +33,4 @@ ROWS: tuple[Operation, ...] = (
     _("auth",               "revoke_session",          "DELETE", "/auth/sessions/{id}",                         "revokeAuthSession",                True, signing="retry"),
 )
 # fmt: on
-del _
+del _, P, PAGES

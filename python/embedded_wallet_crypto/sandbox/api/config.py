@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, require_platform
 from ..domain import platform_config
+from ..domain.webhooks import TEST, emit
 from ..models.config import ConfigOut, ConfigUpdate
 from .common import answer, error_responses
 
@@ -27,5 +28,10 @@ def get_config(db: Db) -> JSONResponse:
 
 @router.patch("/config", response_model=ConfigOut)
 def patch_config(body: ConfigUpdate, db: Db) -> JSONResponse:
-    """Change umaDomain, webhookEndpoint or supportedCurrencies (the others are read-only)."""
-    return answer(db, platform_config.update_config(db, body))
+    """Change umaDomain, webhookEndpoint or supportedCurrencies (the others are read-only). A
+    new webhookEndpoint gets a ``TEST`` webhook (never retried), as the published docs say."""
+    previous = platform_config.load_config(db).webhook_endpoint
+    changed = platform_config.update_config(db, body)
+    if changed.get("webhookEndpoint") and changed["webhookEndpoint"] != previous:
+        emit(db, "TEST", {}, kind=TEST)
+    return answer(db, changed)

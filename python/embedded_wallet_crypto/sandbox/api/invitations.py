@@ -1,6 +1,6 @@
 """UMA invitations: ``POST /invitations`` (the real service's way to create one, from a
 customer's UMA address), ``GET /invitations/{code}``, ``POST /invitations/{code}/claim`` (sends
-INVITATION_CLAIMED to the platform's webhook endpoint) and ``POST /invitations/{code}/cancel``.
+INVITATION.CLAIMED to the platform's webhook endpoint) and ``POST /invitations/{code}/cancel``.
 See ``domain.invitations``."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def claim_invitation(
     platform: Platform,
 ) -> JSONResponse:
     """Claim a PENDING invitation for an invitee UMA address (400 once claimed, expired or
-    cancelled); the platform gets INVITATION_CLAIMED."""
+    cancelled); the platform gets INVITATION.CLAIMED."""
     claimed = invitations.claim_invitation(
         db, services, platform, invitationCode, body, _base(request)
     )

@@ -47,8 +47,9 @@ def send(body: SendBody, _: Platform, db: Db, services: Svc) -> JSONResponse:
 @router.post("/sandbox/uma/receive", dependencies=SANDBOX_ONLY, response_model=TransactionOut)
 def uma_receive(body: UmaReceiveBody, platform: Platform, db: Db, services: Svc) -> JSONResponse:
     """Simulate an incoming UMA payment to a customer. With a ``webhookEndpoint`` configured,
-    an INCOMING_PAYMENT webhook asks for approval first (200 approves, 202 holds the payment
-    for ``POST /transactions/{id}/approve``); without one it completes on its own."""
+    an ``INCOMING_PAYMENT.PENDING`` webhook asks for approval first (200 approves, 202 holds
+    the payment for ``POST /transactions/{id}/approve``, 403 rejects it, 422 asks the sender for
+    more); without one it completes on its own."""
     return answer(db, simulations.receive_uma(db, services, platform, body))
 
 

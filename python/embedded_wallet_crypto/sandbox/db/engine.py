@@ -14,7 +14,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.schema import CreateIndex
 
-from . import tables_agents, tables_kyc, tables_payments, tables_platform, tables_wallet
+from . import (
+    tables_agents,
+    tables_customer_ops,
+    tables_events,
+    tables_kyc,
+    tables_payments,
+    tables_platform,
+    tables_wallet,
+)
 from .base import Base
 
 __all__ = ["Database", "lock", "sqlalchemy_url"]
@@ -22,7 +30,15 @@ __all__ = ["Database", "lock", "sqlalchemy_url"]
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 #: The table modules: every table is on :class:`~.base.Base` once they are imported.
-TABLES = (tables_wallet, tables_payments, tables_agents, tables_platform, tables_kyc)
+TABLES = (
+    tables_wallet,
+    tables_payments,
+    tables_agents,
+    tables_platform,
+    tables_kyc,
+    tables_events,
+    tables_customer_ops,
+)
 
 
 def sqlalchemy_url(database: str) -> str:

@@ -1,5 +1,5 @@
 """The money side's tables: external accounts, receiver lookups, quotes, transactions and their
-scheduled steps, idempotency keys, the platform configuration and webhook deliveries."""
+scheduled steps, idempotency keys and the platform configuration (webhooks: ``tables_events``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ __all__ = [
     "Quote",
     "ReceiverLookup",
     "Transaction",
-    "WebhookDelivery",
 ]
 
 
@@ -149,20 +148,3 @@ class PlatformConfig(Base):
     is_regulated: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
-
-
-class WebhookDelivery(Base):
-    """One event to deliver (``id`` is the event id the receiver de-duplicates on)."""
-
-    __tablename__ = "sandbox_webhook_deliveries"
-    id: Mapped[str] = mapped_column(String(100), primary_key=True)
-    platform: Mapped[str] = mapped_column(String(200))
-    event_type: Mapped[str] = mapped_column(String(60))
-    url: Mapped[str] = mapped_column(String(2000))
-    body: Mapped[str] = mapped_column(Text)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    next_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
-    state: Mapped[str] = mapped_column(String(20))  # PENDING, DELIVERED, FAILED
-    last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    transaction_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -14,8 +14,10 @@ from sqlalchemy.orm import Session
 
 from ..clock import Clock
 from ..db.tables_wallet import InternalAccount
+from .customers import account_body
 from .errors import Refusal, invalid
 from .payment_tables import BALANCE_CEILING
+from .webhooks import emit
 
 __all__ = [
     "BALANCE_CEILING",
@@ -37,6 +39,15 @@ def debit(db: Session, account_id: str, amount: int) -> None:
     )
     if getattr(taken, "rowcount", 0) != 1:
         raise _insufficient()
+    _announce(db, account_id)
+
+
+def _announce(db: Session, account_id: str) -> None:
+    """``INTERNAL_ACCOUNT.BALANCE_UPDATED`` with the account as it is now (in the move's
+    transaction)."""
+    account = db.get(InternalAccount, account_id, populate_existing=True)
+    if account is not None:
+        emit(db, "INTERNAL_ACCOUNT.BALANCE_UPDATED", account_body(account))
 
 
 def _insufficient() -> Refusal:
@@ -63,6 +74,8 @@ def credit(db: Session, account_id: str, amount: int) -> bool:
         .values(balance=InternalAccount.balance + amount, updated_at=Clock.now())
     )
     if getattr(added, "rowcount", 0) == 1:
+        if amount:
+            _announce(db, account_id)
         return True
     return db.get(InternalAccount, account_id) is None
 

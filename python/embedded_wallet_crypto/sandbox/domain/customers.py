@@ -29,6 +29,7 @@ from .funding import funding_instructions
 
 __all__ = [
     "account_body",
+    "add_customer",
     "create_customer",
     "customer_body",
     "list_internal_accounts",
@@ -92,13 +93,17 @@ def create_customer(db: Session, services: Services, body: CustomerCreate) -> di
 
     Raises:
         Refusal: 400 INVALID_INPUT (a currency), 409 CONFLICT (a customer has this
-            ``platformCustomerId`` already).
+            ``platformCustomerId`` already, deleted customers included).
     """
+    return add_customer(db, services.clock.now(), body)
+
+
+def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, Any]:
+    """:func:`create_customer` at ``now`` (also the bulk import's, which has no request)."""
     currencies = list(dict.fromkeys(body.currencies or DEFAULT_CURRENCIES))
     for code in currencies:
         if not is_currency_code(code):
             raise invalid(f"{code} is not a currency code.")
-    now = services.clock.now()
     customer_id = new_id("Customer")
     platform_id = body.platformCustomerId or f"sandbox-{secrets.token_hex(6)}"
     details = body.model_dump(

@@ -1,6 +1,6 @@
 """UMA invitations: ``POST /invitations`` (the real service's way to create one, from a
 customer's UMA address), ``GET /invitations/{code}``, ``POST /invitations/{code}/claim`` (sends
-INVITATION_CLAIMED to the platform's webhook endpoint) and ``POST /invitations/{code}/cancel``.
+INVITATION.CLAIMED to the platform's webhook endpoint) and ``POST /invitations/{code}/cancel``.
 
 Statuses: PENDING until claimed (CLAIMED) or cancelled (CANCELLED); a PENDING invitation whose
 ``expiresAt`` has passed is EXPIRED. The amount is display only: the platform sends it itself
@@ -164,7 +164,7 @@ def claim_invitation(
     base_url: str,
 ) -> dict[str, Any]:
     """Claim a PENDING invitation for an invitee UMA address (400 once claimed, expired or
-    cancelled); INVITATION_CLAIMED is queued for the platform's webhook endpoint (sent once
+    cancelled); INVITATION.CLAIMED is recorded for the platform's webhook endpoint (sent once
     committed). An invitation found expired is stored EXPIRED (committed) before the claim is
     refused."""
     invitation = _invitation(db, code)
@@ -182,7 +182,7 @@ def claim_invitation(
     invitation.invitee_uma = invitee
     invitation.claimed_at = now
     result = invitation_body(invitation, base_url, now)
-    emit(db, platform, "INVITATION_CLAIMED", result)
+    emit(db, "INVITATION.CLAIMED", result)
     return result
 
 

@@ -37,7 +37,7 @@ def fund_account(db: Session, account_id: str, body: FundBody) -> dict[str, Any]
     if not credit(db, account.id, body.amount):
         raise limit_exceeded()
     db.refresh(account)
-    return account_body(account)
+    return account_body(account)  # the credit recorded INTERNAL_ACCOUNT.BALANCE_UPDATED
 
 
 def send_funding(db: Session, services: Services, body: SendBody) -> dict[str, Any]:
@@ -54,8 +54,8 @@ def receive_uma(
     db: Session, services: Services, platform: str, body: UmaReceiveBody
 ) -> dict[str, Any]:
     """Simulate an incoming UMA payment to a customer. With a ``webhookEndpoint`` configured,
-    an INCOMING_PAYMENT webhook asks for approval first (200 approves, 202 holds the payment
-    for ``POST /transactions/{id}/approve``); without one it completes on its own."""
+    an ``INCOMING_PAYMENT.PENDING`` webhook asks for approval first (its answer decides:
+    ``incoming_approval``); without one it completes on its own."""
     customer = None
     if body.customerId is not None:
         customer = db.get(Customer, body.customerId)

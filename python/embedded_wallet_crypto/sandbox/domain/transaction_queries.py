@@ -5,7 +5,7 @@ approval of an incoming payment held by the approval webhook."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import Select, or_, select
@@ -30,15 +30,26 @@ __all__ = [
 _SHOWN = timedelta(milliseconds=1)
 
 
+def _utc(moment: datetime) -> datetime:
+    """``moment`` in UTC (without a zone it is UTC already)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
 def created_between(
     query: Select[Any], column: Any, start: datetime | None, end: datetime | None
 ) -> Select[Any]:
     """``query`` narrowed to ``start <= column`` and ``column <= end`` (both inclusive; the end
-    as shown, to the end of its millisecond, so that an item's own ``createdAt`` matches it)."""
-    if start is not None:
-        query = query.where(column >= start)
-    if end is not None:
-        query = query.where(column < end + _SHOWN)
+    as shown, to the end of its millisecond, so that an item's own ``createdAt`` matches it).
+    400 for a bound that has no UTC time (before year 1 or after year 9999 in UTC)."""
+    try:
+        if start is not None:
+            query = query.where(column >= _utc(start))
+        if end is not None:
+            query = query.where(column < _utc(end) + _SHOWN)
+    except (OverflowError, ValueError):
+        raise invalid("A date bound is out of range (years 1 to 9999 in UTC).") from None
     return query
 
 

@@ -24,13 +24,11 @@ from ..ids import new_id
 from .balances import credit
 from .currencies import currency
 from .payment_tables import Step
-from .webhooks import emit
+from .webhooks import APPROVAL, NOTIFY, emit, payment_event_type
 
 __all__ = [
     "APPROVAL_TIMEOUT_SECONDS",
-    "INCOMING_PAYMENT",
     "LIMIT_EXCEEDED",
-    "OUTGOING_PAYMENT",
     "apply_approval",
     "apply_due",
     "fail_now",
@@ -41,9 +39,9 @@ __all__ = [
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
-OUTGOING_PAYMENT = "OUTGOING_PAYMENT"
-INCOMING_PAYMENT = "INCOMING_PAYMENT"
-#: An incoming payment acknowledged with 202 must be approved within this (simulated) time.
+#: An incoming payment that awaits approval is decided within this (simulated) time, or fails
+#: PAYMENT_APPROVAL_TIMED_OUT (the published window is 5 seconds; the sandbox allows 5 minutes,
+#: scaled by ``--time-scale``, so that a developer can approve by hand).
 APPROVAL_TIMEOUT_SECONDS = 5 * 60
 #: The failure reason of a payment whose credit would pass the destination's balance ceiling.
 LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
@@ -180,17 +178,24 @@ def _refund(db: Session, row: Transaction, moment: datetime) -> None:
 
 
 def _announce(db: Session, row: Transaction) -> None:
-    """The quote's status follows ``row``; the webhook event of its new status is queued."""
+    """The quote's status follows ``row``; the webhook event of its new status is recorded
+    (``INCOMING_PAYMENT.*`` or ``OUTGOING_PAYMENT.*`` with the transaction as ``data``; an
+    incoming payment that awaits the platform's approval asks for it: kind ``APPROVAL``)."""
     if row.quote_id is not None:
         quote = db.get(Quote, row.quote_id)
         if quote is not None:
             quote.status = _quote_status(row.status)
+    event_type = payment_event_type(row.type, row.status)
+    if event_type is None:
+        return
+    approval = row.type == "INCOMING" and row.status == "PENDING"
+    approval = approval and bool(row.extra.get("awaitingApproval"))
     event = emit(
         db,
-        str(row.extra.get("platform", "")),
-        INCOMING_PAYMENT if row.type == "INCOMING" else OUTGOING_PAYMENT,
-        {"transaction": transaction_body(row)},
+        event_type,
+        transaction_body(row),
         transaction_id=row.id,
+        kind=APPROVAL if approval else NOTIFY,
     )
     row.extra = {**row.extra, "lastEventId": event}
 
@@ -217,8 +222,11 @@ def _quote_status(status: str) -> str:
     return "PROCESSING"
 
 
-def apply_approval(db: Session, row: Transaction, approved: bool, reason: str | None) -> None:
-    """Decide a held incoming payment: completed (credited) or failed with ``reason``."""
+def apply_approval(
+    db: Session, row: Transaction, approved: bool, reason: str | None, *, status: str = "FAILED"
+) -> None:
+    """Decide a held incoming payment: completed (credited), or ``status`` (FAILED, REJECTED)
+    with ``reason``."""
     now = Clock.time()
     if approved:
         row.schedule = [
@@ -234,7 +242,7 @@ def apply_approval(db: Session, row: Transaction, approved: bool, reason: str | 
         row.schedule = [
             {
                 "at": now,
-                "status": "FAILED",
+                "status": status,
                 "failureReason": reason,
                 "refund": False,
                 "credit": False,
@@ -294,6 +302,8 @@ def transaction_body(row: Transaction) -> dict[str, Any]:
         }
     if row.settled_at is not None:
         body["settledAt"] = iso(row.settled_at)
+    if row.extra.get("receiptDeliveryConfirmedAt"):
+        body["receiptDeliveryConfirmedAt"] = row.extra["receiptDeliveryConfirmedAt"]
     if row.agent_id:
         body["agentId"] = row.agent_id
     if row.quote_id:

@@ -25,8 +25,10 @@ from ..db.tables_wallet import Customer
 from ..ids import new_id
 from ..models.verifications import VerificationCreate
 from ..services import Services
+from .customers import customer_body
 from .errors import not_found
 from .values import check_text
+from .webhooks import emit
 
 __all__ = [
     "create_verification",
@@ -40,6 +42,8 @@ __all__ = [
 # --- the outcome tables ------------------------------------------------------------------------
 
 _SUFFIX_STATUS: Final = {"001": "PENDING", "002": "REJECTED"}
+#: A customer's own KYC/KYB result -> the event it sends (``CUSTOMER.KYC_APPROVED``, ...).
+_CUSTOMER_EVENTS: Final = {"APPROVED": "APPROVED", "REJECTED": "REJECTED", "PENDING": "PENDING"}
 
 
 def kyb_status(registration_number: str, *, sandbox: bool) -> str:
@@ -175,7 +179,17 @@ def create_verification(
         updated_at=now,
     )
     db.add(row)
-    return verification_body(row)
+    made = verification_body(row)
+    emit(db, f"VERIFICATION.{status}", made)
+    check = details.get("kybStatus") or details.get("kycStatus")
+    if check in _CUSTOMER_EVENTS:
+        prefix = "KYB" if "kybStatus" in details else "KYC"
+        emit(
+            db,
+            f"CUSTOMER.{prefix}_{_CUSTOMER_EVENTS[check]}",
+            {**customer_body(customer), f"{prefix.lower()}Status": check},
+        )
+    return made
 
 
 def get_verification(db: Session, verification_id: str) -> dict[str, Any]:

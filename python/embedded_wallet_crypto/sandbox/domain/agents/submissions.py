@@ -36,6 +36,7 @@ from ..quotes import (
     quote_body,
 )
 from ..transfers import WALLET_PAYS_BY_QUOTE
+from ..webhooks import emit
 from . import actions
 from .policy import Money, evaluate, require_permission
 from .registry import customer_of, usage
@@ -102,7 +103,10 @@ def _record(
     db.flush()
     apply(action, actions.submit(needs_approval, work_of(db, services, action)), now)
     db.flush()
-    return action_body(db, action)
+    body = action_body(db, action)
+    if action.status == "PENDING_APPROVAL":  # the platform is asked (AGENT_ACTION webhook)
+        emit(db, "AGENT_ACTION.PENDING_APPROVAL", body)
+    return body
 
 
 def create_own_quote(
