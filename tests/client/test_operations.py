@@ -26,6 +26,7 @@ from embedded_wallet_crypto.client._group_types import (
     SyncGroups,
 )
 from embedded_wallet_crypto.client._groups import AsyncListOperation, SyncListOperation
+from embedded_wallet_crypto.client._operations import AREAS
 from embedded_wallet_crypto.client._operations import operation as table_row
 from embedded_wallet_crypto.sandbox.app import ROUTERS
 from embedded_wallet_crypto.sandbox.models.wallet import SignedRequestChallengeOut
@@ -175,6 +176,11 @@ def test_the_typed_groups_are_generated_from_the_table() -> None:
 
 
 def test_the_table_is_consistent() -> None:
+    # One area (a module of the table) per group: its GROUPS name it, its ROWS are all of it.
+    owners = [group for area in AREAS for group in area.GROUPS]
+    assert len(owners) == len(set(owners)) == len(GROUPS)
+    for area in AREAS:
+        assert {op.group for op in area.ROWS} == set(area.GROUPS), area.__name__
     names = [op.qualified_name for op in OPERATIONS]
     assert len(set(names)) == len(names)
     assert {op.group for op in OPERATIONS} == set(GROUPS)
