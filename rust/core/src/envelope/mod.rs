@@ -95,9 +95,13 @@ pub(crate) fn text_field<'a>(
         .ok_or_else(|| Error::envelope(code, format!("{what} has no string field '{name}'")))
 }
 
-/// Strict hex: either case, even length, nothing else.
+/// Strict hex: either case, even length, nothing else. (const-hex would also take a leading
+/// `0x` or `0X`, which is refused here first.)
 pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
-    hex::decode(text).ok()
+    if matches!(text.as_bytes(), [b'0', b'x' | b'X', ..]) {
+        return None;
+    }
+    const_hex::decode(text).ok()
 }
 
 pub(crate) fn hex_field(
@@ -207,5 +211,17 @@ mod tests {
         assert_eq!(parse("[").unwrap_err().reason(), "x is not valid JSON");
         assert_eq!(parse("[").unwrap_err().code(), MALFORMED);
         assert_eq!(parse(r#"{"a":"b"}"#).unwrap().text("a"), Some("b"));
+    }
+
+    #[test]
+    fn unhex_is_strict() {
+        assert_eq!(unhex("00aBff"), Some(vec![0, 0xab, 0xff]));
+        assert_eq!(unhex(""), Some(vec![]));
+        for bad in ["0x00", "0X00", "abc", "zz", " 00", "00 ", "0g"] {
+            assert_eq!(unhex(bad), None, "{bad}");
+        }
+        let long = "0123456789ABCDEFabcdef".repeat(50);
+        assert_eq!(unhex(&long), hex::decode(&long).ok());
+        assert_eq!(unhex(&format!("{long}x")), None);
     }
 }
