@@ -83,7 +83,16 @@ impl PublicKey {
 
 /// Decodes a key given as hex text; a non-hex string is an invalid key, not a decode error.
 pub fn decode_key_hex(text: &str) -> Result<Vec<u8>> {
-    hex::decode(text).map_err(|_| Error::key_encoding("public key"))
+    decode_hex(text).ok_or_else(|| Error::key_encoding("public key"))
+}
+
+/// The crate's strict hex reader: either case, even length, nothing else. (const-hex, which
+/// decodes with SIMD, would also take a leading `0x` or `0X`: refused here first.)
+pub(crate) fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if matches!(text.as_bytes(), [b'0', b'x' | b'X', ..]) {
+        return None;
+    }
+    const_hex::decode(text).ok()
 }
 
 /// A public key parsed once for ECDSA verification (aws-lc's EC_KEY), with its SEC1 form.

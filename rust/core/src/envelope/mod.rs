@@ -27,7 +27,9 @@ use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
 use crate::hpke::{self, Aad, PROFILE_INFO};
-use crate::p256::{KeyPair, PublicKey};
+use std::sync::Arc;
+
+use crate::p256::{cached_verifying_key, decode_key_hex, KeyPair, PublicKey, VerifyingKey};
 
 pub mod export;
 pub mod import;
@@ -95,13 +97,9 @@ pub(crate) fn text_field<'a>(
         .ok_or_else(|| Error::envelope(code, format!("{what} has no string field '{name}'")))
 }
 
-/// Strict hex: either case, even length, nothing else. (const-hex would also take a leading
-/// `0x` or `0X`, which is refused here first.)
+/// Strict hex: either case, even length, nothing else.
 pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
-    if matches!(text.as_bytes(), [b'0', b'x' | b'X', ..]) {
-        return None;
-    }
-    const_hex::decode(text).ok()
+    crate::p256::decode_hex(text)
 }
 
 pub(crate) fn hex_field(
@@ -144,9 +142,13 @@ impl<'a> From<&'a str> for KeyInput<'a> {
     }
 }
 
-/// The pinned signer, parsed where the checks reach it.
-pub(crate) fn pinned_key(pinned: KeyInput<'_>) -> Result<PublicKey> {
-    pinned.parse()
+/// The pinned signer, parsed where the checks reach it, through the process-wide cache of
+/// verifying keys (one signer pins every envelope: its point is validated once).
+pub(crate) fn pinned_key(pinned: KeyInput<'_>) -> Result<Arc<VerifyingKey>> {
+    match pinned {
+        KeyInput::Sec1(bytes) => cached_verifying_key(bytes),
+        KeyInput::Hex(text) => cached_verifying_key(&decode_key_hex(text)?),
+    }
 }
 
 pub(crate) fn require_text<'a>(value: &'a str, name: &str) -> Result<&'a str> {
