@@ -479,6 +479,45 @@ mod tests {
     }
 
     #[test]
+    fn seals_to_one_recipient_from_many_threads() {
+        // The recipient's aws-lc key is shared through the ECDH key cache: every thread's
+        // ciphertexts must open, and both sides of a cached ECDH agree.
+        let recipient = KeyPair::generate().unwrap();
+        let public = recipient.public_key().clone();
+        let sealed: Vec<_> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4u8)
+                .map(|t| {
+                    let public = &public;
+                    scope.spawn(move || {
+                        (0..25u8)
+                            .map(|i| {
+                                let pt = [t, i];
+                                let (enc, ct) =
+                                    seal(public, PROFILE_INFO, Aad::Profile, &pt).unwrap();
+                                (pt, enc, ct)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+        assert_eq!(sealed.len(), 100);
+        for (pt, enc, ct) in &sealed {
+            let opened = open(&recipient, enc, PROFILE_INFO, Aad::Profile, ct).unwrap();
+            assert_eq!(opened.as_slice(), pt);
+        }
+        let other = KeyPair::generate().unwrap();
+        assert_eq!(
+            other.ecdh(&public).unwrap().as_slice(),
+            recipient.ecdh(other.public_key()).unwrap().as_slice()
+        );
+    }
+
+    #[test]
     fn context_negatives() {
         assert_eq!(
             AeadId::from_id(3).unwrap_err().code(),
