@@ -12,7 +12,11 @@ limit; the consume is one ``UPDATE`` whose rowcount says which caller won.
 
 WAL mode lets readers go on during a write; ``busy_timeout`` makes a writer wait for the lock
 instead of failing. ``synchronous`` is set to FULL on every connection: a claim is on disk
-before it is reported won, so a power cut cannot reopen a used request id.
+before it is reported won, so a power cut cannot reopen a used request id. A new challenge
+(``put``) alone is written with ``synchronous=NORMAL``, without waiting for the disk: a power
+cut may lose it, and then its retry is refused as an unknown request id (the client asks
+again); nothing is granted by a challenge until its claim, which is on disk, with every
+challenge written before it, before it returns (the write-ahead log is synced in order).
 """
 
 from __future__ import annotations
@@ -116,6 +120,11 @@ class SqliteStore(SqliteFactors):
         now = time.time()
         connection = self._connection()
         try:
+            # Not on disk yet (see the module): a lost challenge fails closed.
+            connection.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as problem:
+            raise sqlite_failure(problem) from None
+        try:
             if now >= self._next_purge:
                 self._next_purge = now + _PURGE_INTERVAL_SECONDS
                 connection.execute(
@@ -132,6 +141,11 @@ class SqliteStore(SqliteFactors):
             raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
+        finally:
+            try:
+                connection.execute("PRAGMA synchronous=FULL")
+            except sqlite3.Error:  # the next connection from this thread is made again
+                self._connections.close()
 
     def get(self, request_id: str) -> ChallengeRecord | None:
         connection = self._connection()

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, update
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -89,6 +89,13 @@ class Database:
                 ) from None
             self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    def reads(self) -> Connection:
+        """A connection for a request that only reads, each statement atomic on its own (no
+        transaction around them: no ``BEGIN``, ``COMMIT`` or ``ROLLBACK`` round trips). Close
+        it (``with``) before slow work: it holds one of the pool's connections."""
+        return self._reads.connect()
 
     @property
     def postgres_dsn(self) -> str | None:
