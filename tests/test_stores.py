@@ -326,27 +326,22 @@ def test_postgres_claim_survives_a_restart(how: str) -> None:
         store.close()
 
 
-def test_postgres_new_challenges_commit_without_waiting_and_claims_wait() -> None:
+def test_postgres_new_challenges_commit_without_waiting_and_claims_wait(tmp_path: Path) -> None:
     """A put commits with ``synchronous_commit`` off for its own transaction only (``SET
-    LOCAL``); the connection stays ``on``, so the claim after it waits for the log, its put's
-    record included."""
+    LOCAL``, seen in the client's protocol trace); the connection stays ``on``, so the claim
+    after it waits for the log, its put's record included."""
     with running_postgres() as server:
         store = PostgresStore(server.dsn)
         connection = store._connection()
-        execute = connection.execute
-        seen: list[tuple[str, str]] = []
-
-        def traced(query: Any, *args: Any, **kwargs: Any) -> Any:
-            cursor = execute(query, *args, **kwargs)
-            setting = execute("SHOW synchronous_commit").fetchone()[0]
-            seen.append((str(query).split(" ", 1)[0], setting))
-            return cursor
-
-        connection.execute = traced  # type: ignore[method-assign]
-        stored = record()
-        store.put(stored, 600)
-        connection.execute = execute  # type: ignore[method-assign]
-        assert ("INSERT", "off") in seen, seen  # the put's own transaction
+        trace = tmp_path / "libpq.trace"
+        with trace.open("w") as sink:
+            connection.pgconn.trace(sink.fileno())
+            stored = record()
+            store.put(stored, 600)
+            connection.pgconn.untrace()
+        sent = trace.read_text()
+        assert "SET LOCAL synchronous_commit = off" in sent, sent
+        assert sent.index("SET LOCAL synchronous_commit = off") < sent.index("INSERT INTO")
         assert connection.execute("SHOW synchronous_commit").fetchone() == ("on",)
         assert store.claim(stored.request_id, 0)
         assert store.claim(stored.request_id, 0) is False

@@ -126,7 +126,13 @@ class Database:
             event.listen(self.engine, "checkin", _returned)
             event.listen(self.engine, "checkout", _ping_if_idle(self.engine.dialect))
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        # SQLite's driver begins no transaction for a SELECT: the engine as it is (setting and
+        # resetting AUTOCOMMIT on every checkout would be work for nothing).
+        self._reads = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
 
     def reads(self) -> Connection:
         """A connection for a request that only reads, each statement atomic on its own (no
