@@ -117,8 +117,8 @@ class Services:
         store: Any
         if settings.redis:
             store = RedisStore(settings.redis)
-        elif database.sqlite_path is not None:
-            store = SqliteStore(database.sqlite_path)
+        elif database.sqlite_path is not None:  # the tables' durability (``db.engine``)
+            store = SqliteStore(database.sqlite_path, durability="best-effort")
         else:
             assert database.postgres_dsn is not None
             store = PostgresStore(database.postgres_dsn)
