@@ -73,6 +73,7 @@ def _settings(args: argparse.Namespace) -> Any:
             max_body_size=args.max_body_size,
             request_timeout=args.request_timeout,
             keep_alive_timeout=args.keep_alive_timeout,
+            seed=args.seed,
         )
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -257,5 +258,13 @@ def add_serve_command(commands: Any) -> None:
         default=DEFAULT_KEEP_ALIVE_TIMEOUT,
         metavar="SECONDS",
         help="how long an idle connection stays open between requests (default 5)",
+    )
+    serve.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="sandbox only: ids, request ids and generated keys (session keys, wallets) "
+        "derived from N, so that the same requests from a fresh database give the same ones",
     )
     serve.set_defaults(handler=_cmd_serve)

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 from starlette.types import ASGIApp
 
 from .. import __version__
@@ -19,6 +20,7 @@ from .api import (
     agent_me,
     agents,
     config,
+    control,
     credentials,
     customers,
     export,
@@ -33,11 +35,15 @@ from .api import (
     transfers,
     verifications,
 )
+from .control import ensure_state
 from .db.engine import Database
 from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
 from .errors import install_error_handlers
+from .faults import operation_key
 from .gate import RequestGate
+from .ids import configure_seed, seeded_scope
+from .request_log import RequestLog
 from .services import Services
 from .settings import BASE_PATH, Settings
 from .worker import running_worker
@@ -56,6 +62,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, transactions.router),
     (BASE_PATH, config.router),
     (BASE_PATH, sandbox.router),
+    (BASE_PATH, control.router),
     (BASE_PATH, transfers.router),
     (BASE_PATH, external_accounts.router),
     (BASE_PATH, agent_me.router),
@@ -111,14 +118,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     database = Database(settings.database)
     database.create_tables()
-    ensure_config(database)
-    services = Services.build(settings, database)
+    ensure_state(database)
+    configure_seed(settings.seed)
+    with seeded_scope("startup"):
+        ensure_config(database)
+        services = Services.build(settings, database)
+    request_log = RequestLog(database)
     platform_auth = PlatformAuth(database)
     generated = platform_auth.setup(list(settings.platform_credentials))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with running_worker(database, services.clock):
+        async with running_worker(database, services.clock, request_log):
             yield
         services.close()
         database.dispose()
@@ -141,6 +152,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.platform_auth = platform_auth
     app.state.services = services
     app.state.generated_credentials = generated
+    app.state.request_log = request_log
+    #: Every served operation (``METHOD /template``): what a fault may name.
+    app.state.operations = frozenset(
+        operation_key(method, route.path)
+        for prefix, router in ROUTERS
+        if prefix == BASE_PATH
+        for route in router.routes
+        if isinstance(route, APIRoute)
+        for method in route.methods or ()
+    )
     install_error_handlers(app)
     for prefix, router in ROUTERS:
         app.include_router(router, prefix=prefix)

@@ -63,6 +63,9 @@ class Settings:
             connection is open or a new request has begun; then the connection is closed (408
             ``REQUEST_TIMEOUT`` first when the headers had arrived).
         keep_alive_timeout: seconds an idle connection is kept open between requests.
+        seed: derive ids, request ids and generated keys (session keys, wallets) from this
+            number instead of the random source (sandbox only; see ``ids``), so that the same
+            requests from a fresh database give the same ids and keys.
     """
 
     host: str = "127.0.0.1"
@@ -81,6 +84,7 @@ class Settings:
     max_body_size: int = DEFAULT_MAX_BODY_SIZE
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.environment not in ENVIRONMENTS:
@@ -97,6 +101,11 @@ class Settings:
         for name in ("request_timeout", "keep_alive_timeout"):
             if not 0 < getattr(self, name) <= 86_400:
                 raise ValueError(f"{name} must be a number of seconds from above 0 to 86400")
+        if self.seed is not None:
+            if isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
+                raise ValueError("seed must be a whole number from 0 to 2**63 - 1")
+            if not self.sandbox:
+                raise ValueError("seed is for the sandbox environment only")
         self.mail_dir = Path(self.mail_dir)
 
     @property

@@ -22,13 +22,16 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from .clock import Clock
+from .control import refresh
 from .db.engine import Database, lock
 from .db.tables_payments import Transaction, WebhookDelivery
 from .domain.idempotency import purge_expired
 from .domain.transactions import INCOMING_PAYMENT, apply_approval, apply_due, fail_now
 from .domain.webhooks import deliver_due
+from .ids import seeded_scope
+from .request_log import RequestLog
 
-__all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "running_worker"]
+__all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "run_due_work", "running_worker"]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
@@ -40,12 +43,14 @@ PURGE_SECONDS = 60.0
 SETTLEMENT_FAILED = "SETTLEMENT_FAILED"
 #: How many due transactions one tick takes.
 BATCH = 50
+#: How many rounds of due steps and deliveries :func:`run_due_work` runs at most.
+DUE_ROUNDS = 10
 
 
 def _advance(database: Database, transaction_id: str, version: int, now: float) -> bool:
     """Apply the due steps of one transaction in a database transaction of its own; False if
     another process took it first or nothing was due."""
-    with database.sessions() as db:
+    with seeded_scope(f"worker/{transaction_id}/{version}"), database.sessions() as db:
         if not _take(db, transaction_id, version):
             db.rollback()
             return False  # another process took it
@@ -153,15 +158,31 @@ def _delivery_result(
         apply_approval(db, row, True, None)
 
 
+def run_due_work(database: Database, clock: Clock) -> None:
+    """Everything that is due now, before returning (``POST /sandbox/clock/advance``): the due
+    steps of every transaction and the due webhook deliveries, again while either moved
+    something (a delivery's answer can approve a payment; a failed delivery's retry can fall
+    due), at most :data:`DUE_ROUNDS` rounds."""
+    for _ in range(DUE_ROUNDS):
+        moved = advance_due(database)
+        delivered = deliver_due(database, clock, _delivery_result)
+        if not moved and not delivered:
+            return
+
+
 class _Ticker:
     """One process's worker state: when it last forgot expired idempotency keys."""
 
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, log: RequestLog | None) -> None:
         self.database = database
         self.clock = clock
+        self.log = log
         self.purged_at = 0.0
 
     def tick(self) -> None:
+        refresh(self.database)  # the test clock, as another process may have moved it
+        if self.log is not None:
+            self.log.flush()
         advance_due(self.database)
         deliver_due(self.database, self.clock, _delivery_result)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
@@ -170,10 +191,12 @@ class _Ticker:
 
 
 @asynccontextmanager
-async def running_worker(database: Database, clock: Clock) -> AsyncIterator[None]:
-    """The background task while the service runs: due steps and due webhook deliveries,
-    every tick."""
-    ticker = _Ticker(database, clock)
+async def running_worker(
+    database: Database, clock: Clock, log: RequestLog | None = None
+) -> AsyncIterator[None]:
+    """The background task while the service runs: due steps and due webhook deliveries, and
+    the request log's writing, every tick."""
+    ticker = _Ticker(database, clock, log)
     stopping = asyncio.Event()
 
     async def run() -> None:
