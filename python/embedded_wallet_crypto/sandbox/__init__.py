@@ -14,6 +14,7 @@ from __future__ import annotations
 
 try:
     import fastapi  # noqa: F401
+    import fastapi_offline  # noqa: F401
     import sqlalchemy  # noqa: F401
     import uvicorn  # noqa: F401
 except ImportError as missing:  # pragma: no cover - exercised by the clean-room script

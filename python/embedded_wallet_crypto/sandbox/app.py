@@ -23,6 +23,7 @@ from .api import (
     control,
     credentials,
     customers,
+    explorer,
     export,
     external_accounts,
     invitations,
@@ -71,6 +72,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
     ("", page.router),
+    ("", explorer.router),
 )
 
 
@@ -142,7 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "embedded-wallet-crypto. Platform endpoints use HTTP Basic authentication."
         ),
         openapi_url=f"{BASE_PATH}/openapi.json",
-        docs_url=f"{BASE_PATH}/docs",
+        docs_url=None,  # the offline explorer (api/explorer.py) instead
         redoc_url=None,
         lifespan=lifespan,
         max_body_size=settings.max_body_size,
@@ -165,5 +167,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     for prefix, router in ROUTERS:
         app.include_router(router, prefix=prefix)
+    app.mount(explorer.ASSETS_PATH, explorer.assets(), name="explorer-assets")
     _without_422(app)
     return app
