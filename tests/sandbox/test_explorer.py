@@ -62,8 +62,8 @@ def test_the_explorer_page_names_only_its_own_files(explorer_server: SandboxServ
             asset = http.get(f"{ASSETS_PATH}/{name}")
             assert asset.status_code == 200, name
             assert len(asset.content) > 1000, name
-        assert http.get(f"{ASSETS_PATH}/swagger-ui.css").headers["content-type"].startswith(
-            "text/css"
+        assert (
+            http.get(f"{ASSETS_PATH}/swagger-ui.css").headers["content-type"].startswith("text/css")
         )
 
 

@@ -6,11 +6,15 @@ service's own keys, the test clock and the request log stay.
 Every table of the service is cleared except :data:`KEPT`, so that a table added later is
 cleared too. Against requests running at the same moment:
 
-- PostgreSQL: the transaction first locks every table it clears (``ACCESS EXCLUSIVE``): it
-  waits for the transactions already writing or reading them, and the ones that start later
-  wait for it. A request therefore sees the state wholly before or wholly after the reset, and
-  a row it adds after the reset refers only to rows that exist. Should PostgreSQL pick the reset
-  as a deadlock's victim, it is tried again.
+- PostgreSQL: the transaction first locks every table it clears (``ACCESS EXCLUSIVE``, parents
+  before children): it waits for the transactions already writing or reading them, and the ones
+  that start later wait for it. A request therefore sees the state wholly before or wholly after
+  the reset, and a row it adds after the reset refers only to rows that exist. A request holding
+  one table while it waits for another the reset has locked would be a deadlock, and
+  PostgreSQL would end one of the two; so the reset waits at most :data:`LOCK_WAIT_MS` for its
+  locks (``lock_timeout``, far below PostgreSQL's ``deadlock_timeout`` of one second), then
+  lets go of them all and tries again a moment later (at most :data:`ATTEMPTS` times): a
+  request only ever waits, it is never ended.
 - SQLite: the deletions hold the database's one write lock from the first to the commit; a
   writing request commits wholly before or wholly after them.
 
@@ -21,7 +25,8 @@ stores (kept by the library, keyed by credential and request ids) can meet a new
 
 from __future__ import annotations
 
-import logging
+import random
+import time
 
 from sqlalchemy import Table, delete, update
 from sqlalchemy.exc import DBAPIError
@@ -31,8 +36,6 @@ from .db.engine import Database
 from .db.tables_control import STATE_ID, ControlState
 
 __all__ = ["ATTEMPTS", "KEPT", "cleared_tables", "reset"]
-
-logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 #: The tables a reset keeps: the platform's credentials and configuration, the service's own
 #: keys, the control state (the clock, the seed's counters) and the request log.
@@ -45,8 +48,10 @@ KEPT = frozenset(
         "sandbox_request_log",
     }
 )
-#: How many times a reset chosen as a deadlock's victim (PostgreSQL) is tried.
-ATTEMPTS = 5
+#: How many times a reset that could not take its locks (PostgreSQL) is tried.
+ATTEMPTS = 200
+#: How long a reset waits for its locks each time (PostgreSQL), in milliseconds.
+LOCK_WAIT_MS = 50
 
 
 def cleared_tables() -> list[Table]:
@@ -59,8 +64,10 @@ def _reset_once(database: Database) -> None:
     with database.sessions() as db:
         if not database.is_sqlite:
             quote = database.engine.dialect.identifier_preparer.quote
-            names = ", ".join(quote(table.name) for table in tables)
-            db.connection().exec_driver_sql(f"LOCK TABLE {names} IN ACCESS EXCLUSIVE MODE")
+            names = ", ".join(quote(table.name) for table in reversed(tables))  # parents first
+            connection = db.connection()
+            connection.exec_driver_sql(f"SET LOCAL lock_timeout = '{LOCK_WAIT_MS}ms'")
+            connection.exec_driver_sql(f"LOCK TABLE {names} IN ACCESS EXCLUSIVE MODE")
         for table in tables:
             db.execute(delete(table))
         db.execute(
@@ -79,7 +86,7 @@ def reset(database: Database) -> None:
             return
         except DBAPIError as error:
             message = str(error.orig).lower()
-            retriable = "deadlock" in message or "could not serialize" in message
+            retriable = "lock timeout" in message or "deadlock" in message
             if not retriable or attempt == ATTEMPTS:
                 raise
-            logger.warning("reset was a deadlock's victim; trying again (%d)", attempt)
+            time.sleep(random.uniform(0.005, 0.05))  # noqa: S311 - a jitter, not a secret

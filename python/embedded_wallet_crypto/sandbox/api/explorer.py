@@ -42,7 +42,9 @@ def _directory() -> Path:
         ) from None
     missing = [name for name in ASSETS if not (found / name).is_file()]
     if missing:
-        raise ImportError(f"fastapi-offline has no {', '.join(missing)}; reinstall the sandbox extra")
+        raise ImportError(
+            f"fastapi-offline has no {', '.join(missing)}; reinstall the sandbox extra"
+        )
     return found
 
 
