@@ -58,14 +58,25 @@ def ensure_state(database: Database) -> None:
             db.rollback()  # another process made it
 
 
+#: The offset and the armed faults' operations in one statement (a row per armed fault, or one
+#: row with no operation).
+_STATE = (
+    select(ControlState.clock_offset, FaultRow.operation)
+    .select_from(ControlState)
+    .outerjoin(FaultRow, FaultRow.remaining > 0)
+    .where(ControlState.id == STATE_ID)
+)
+
+
 def refresh(database: Database) -> Snapshot:
-    """Read the offset and the armed faults, and set this process's clock (one transaction)."""
-    with database.sessions() as db:
-        offset = db.scalar(select(ControlState.clock_offset).where(ControlState.id == STATE_ID))
-        armed = db.scalars(select(FaultRow.operation).where(FaultRow.remaining > 0)).all()
-        db.rollback()
-    set_offset(offset or 0.0)
-    return Snapshot(offset or 0.0, frozenset(armed))
+    """Read the offset and the armed faults, and set this process's clock: one statement on a
+    bare connection (no ORM session: this runs before every request of the sandbox)."""
+    with database.engine.connect() as connection:
+        rows = connection.execute(_STATE).all()
+        connection.rollback()
+    offset = float(rows[0][0]) if rows else 0.0
+    set_offset(offset)
+    return Snapshot(offset, frozenset(row[1] for row in rows if row[1] is not None))
 
 
 def advance_offset(database: Database, seconds: float) -> float:
