@@ -179,9 +179,14 @@ class RequestGate:
         operation = self._needs(scope)[2]
         changing = seeded() and scope["method"] not in ("GET", "HEAD", "OPTIONS")
         fault: Fault | None
-        fault, seed_scope = await run_in_threadpool(
-            begin_request, self.service.state.database, operation, changing
-        )
+        try:
+            fault, seed_scope = await run_in_threadpool(
+                begin_request, self.service.state.database, operation, changing
+            )
+        except Exception:  # the database failed us: answered in the error shape, logged
+            logger.exception("control plane on %s %s", scope["method"], scope["path"])
+            await error_response(unexpected())(scope, receive, send)
+            return
         within: AbstractContextManager[None] = (
             nullcontext() if seed_scope is None else seeded_scope(seed_scope)
         )
