@@ -14,6 +14,7 @@ import pytest
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._identity import oidc_arguments
+from ._pair import clients_of, running_pair
 from ._server import _EWC, SandboxServer
 from .conftest import database_url
 
@@ -103,3 +104,30 @@ def test_a_bad_seed_is_refused(tmp_path: Path, arguments: list[str], message: st
     )
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
+
+
+def test_two_processes_number_requests_as_one_does(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The requests are numbered in the database: the same requests, alternating between two
+    processes on one fresh database, give the ids one process gives."""
+    seeded = ["--seed", "5"]
+    single = SandboxServer(
+        tmp_path / "single", database=database_url(request, backend, "single"), extra=seeded
+    )
+    single.start()
+    api = SandboxClient(single.base_url, single.auth)
+    try:
+        alone = [api.create_customer()["id"] for _ in range(6)]
+    finally:
+        api.close()
+        assert single.stop() == 0
+    with (
+        running_pair(tmp_path / "pair", database_url(request, backend, "pair"), extra=seeded) as (
+            one,
+            two,
+        ),
+        clients_of((one, two)) as clients,
+    ):
+        together = [clients[n % 2].create_customer()["id"] for n in range(6)]
+    assert together == alone
