@@ -45,6 +45,7 @@ from typing import Any
 import pytest
 import schemathesis
 from _ci import skip_or_fail, under_ci
+from embedded_wallet_crypto.sandbox.faults import CONTROL_PREFIXES
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
@@ -69,6 +70,9 @@ REPO = Path(__file__).resolve().parents[2]
 GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
+#: The control plane (docs/sandbox-control.md, CONTROL_PREFIXES) is left out: a generated reset,
+#: clock advance or fault would change what every other operation answers; test_control.py
+#: checks its input.
 
 #: Every operation the service serves, by its published path where it has one: the 59 the
 #: published document shares, then the one it does not.
@@ -593,6 +597,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
         (method.upper(), BASE.sub("", path))
         for path, item in app.openapi()["paths"].items()
         for method in item
+        if not BASE.sub("", path).startswith(CONTROL_PREFIXES)
     }
 
 
@@ -662,7 +667,8 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     operations = []
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
-        operations.append(result.ok())
+        if not BASE.sub("", result.ok().path).startswith(CONTROL_PREFIXES):
+            operations.append(result.ok())
     assert len(operations) == 60
     STATS["operations"] = len(operations)
     _count("environments")

@@ -22,8 +22,8 @@ from .db.tables_control import FaultRow
 from .domain.errors import Refusal
 
 __all__ = [
+    "CONTROL_PREFIXES",
     "FAULT_CODES",
-    "UNFAULTABLE_PREFIXES",
     "Fault",
     "arm",
     "clear",
@@ -36,8 +36,8 @@ __all__ = [
 
 #: The statuses a fault may answer, with the error code of each (the published document's).
 FAULT_CODES = {429: "RATE_LIMITED", 500: "INTERNAL_ERROR", 503: "SERVICE_UNAVAILABLE"}
-#: The control plane's own routes cannot be faulted (a fault there would lock the caller out).
-UNFAULTABLE_PREFIXES = ("/sandbox/faults", "/sandbox/reset", "/sandbox/clock", "/sandbox/requests")
+#: The control plane's own routes (never faulted: a fault there would lock the caller out).
+CONTROL_PREFIXES = ("/sandbox/faults", "/sandbox/reset", "/sandbox/clock", "/sandbox/requests")
 
 _PARAMETER = re.compile(r"\{[^{}/]*\}")
 
@@ -86,7 +86,7 @@ def resolve(operation: str, served: Iterable[str]) -> str:
             'operation must be a method and a path, for example "POST /quotes".',
         )
     key = operation_key(method, path)
-    if path.startswith(UNFAULTABLE_PREFIXES):
+    if path.startswith(CONTROL_PREFIXES):
         raise Refusal(
             400, "OPERATION_NOT_FAULTABLE", "The control plane's own routes cannot be faulted."
         )
