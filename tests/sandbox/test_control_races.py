@@ -6,6 +6,8 @@ no request with 500."""
 from __future__ import annotations
 
 import threading
+import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
@@ -105,3 +107,31 @@ def test_a_reset_racing_creations_leaves_whole_customers(clients: list[SandboxCl
             kinds.setdefault(account["customerId"], []).append(account["type"])
         for customer, types in kinds.items():  # each customer whole: both of its accounts
             assert sorted(types) == ["EMBEDDED_WALLET", "INTERNAL_FIAT"], (customer, types)
+
+
+def test_advances_at_once_on_two_processes_add_up(clients: list[SandboxClient]) -> None:
+    one, two = clients
+    before = _now(one)
+    answers = race(
+        [lambda c=c: c.post("/sandbox/clock/advance", {"seconds": 60}) for c in (one, two) * 5]
+    )
+    assert {answer.status_code for answer in answers} == {200}
+    # Ten advances of a minute: a lost one would leave the clock short by a minute, far more
+    # than the real time the race took.
+    assert (_now(two) - before).total_seconds() >= 600
+
+
+def test_the_request_log_lists_both_processes(clients: list[SandboxClient]) -> None:
+    one, two = clients
+    marker = f"Transaction:log-{uuid.uuid4().hex}"
+    assert two.get(f"/transactions/{marker}").status_code == 404
+    # The other process writes its requests at its worker's next tick (0.1 s): poll for it.
+    deadline = time.monotonic() + 30
+    paths: list[str] = []
+    while time.monotonic() < deadline:
+        listed = one.get("/sandbox/requests", params={"limit": 1000}).json()["data"]
+        paths = [entry["path"] for entry in listed]
+        if any(path.endswith(marker) for path in paths):
+            break
+        time.sleep(0.05)
+    assert any(path.endswith(marker) for path in paths), paths[:5]
