@@ -142,6 +142,23 @@ def test_an_advance_expires_signed_retry_challenges_and_sessions(
     assert api.get("/auth/sessions", params={"accountId": wallet.account_id}).json() == {"data": []}
 
 
+def test_an_advance_expires_a_one_time_code(
+    control_server: SandboxServer, api: SandboxClient
+) -> None:
+    wallet = Wallet(api, control_server)
+    credential = wallet.add("EMAIL_OTP")  # its first code is emailed
+    code = wallet.otp()
+    _advance(api, 601)  # a code lives 10 minutes
+    public = ewc.KeyPair.generate().public_key_hex()
+    response = api.post(
+        f"/auth/credentials/{credential['id']}/verify",
+        {"type": "EMAIL_OTP", "otp": code, "clientPublicKey": public},
+    )
+    assert response.status_code == 401
+    assert response.json()["code"] == "UNAUTHORIZED"
+    assert "expired" in response.json()["reason"].lower()
+
+
 def test_an_advance_runs_the_delayed_outcomes_before_answering(api: SandboxClient) -> None:
     made = api.create_customer(currencies=["USD"])
     usd = accounts(api, made["id"])["USD"]
