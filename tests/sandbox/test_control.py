@@ -159,6 +159,26 @@ def test_an_advance_expires_a_one_time_code(
     assert "expired" in response.json()["reason"].lower()
 
 
+def test_an_advance_expires_a_quote(api: SandboxClient) -> None:
+    made = api.create_customer(currencies=["USD", "EUR"])
+    found = accounts(api, made["id"])
+    fund(api, found["EUR"]["id"], 50_000)
+    quote = api.post(
+        "/quotes",
+        {
+            "source": {"sourceType": "ACCOUNT", "accountId": found["EUR"]["id"]},
+            "destination": {"destinationType": "ACCOUNT", "accountId": found["USD"]["id"]},
+            "lockedCurrencySide": "SENDING",
+            "lockedCurrencyAmount": 10_000,
+        },
+    ).json()
+    _advance(api, 301)  # a quote lives 5 minutes
+    assert api.get(f"/quotes/{quote['id']}").json()["status"] == "EXPIRED"
+    executed = api.post(f"/quotes/{quote['id']}/execute")
+    assert executed.status_code == 409
+    assert executed.json()["code"] == "QUOTE_EXPIRED"
+
+
 def test_an_advance_runs_the_delayed_outcomes_before_answering(api: SandboxClient) -> None:
     made = api.create_customer(currencies=["USD"])
     usd = accounts(api, made["id"])["USD"]
