@@ -17,7 +17,7 @@ import pytest
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._identity import oidc_arguments
-from ._payments import accounts, fund, usd_external
+from ._payments import accounts, fund, usd_external, wait_for, webhook_receiver
 from ._server import SandboxServer
 from .conftest import database_url
 
@@ -197,6 +197,44 @@ def test_an_advance_runs_the_delayed_outcomes_before_answering(api: SandboxClien
     done = api.get(f"/transactions/{created['id']}").json()  # no waiting: already due and run
     assert done["status"] == "FAILED"
     assert done["failureReason"] == "COUNTERPARTY_POST_TX_FAILED"
+
+
+def test_an_advance_runs_the_webhook_retries_before_answering(
+    control_server: SandboxServer, api: SandboxClient
+) -> None:
+    with webhook_receiver() as receiver:
+        failures = [500, 500]  # the first two deliveries fail, whatever the event
+
+        def answer(_: dict[str, Any]) -> int:
+            with receiver.lock:
+                return failures.pop(0) if failures else 200
+
+        receiver.answer_for = answer  # type: ignore[method-assign]
+        patched = api.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})
+        assert patched.status_code == 200, patched.text
+        try:
+            made = api.create_customer(currencies=["USD"])
+            usd = accounts(api, made["id"])["USD"]
+            fund(api, usd["id"], 10_000)
+            external = usd_external(api, made["id"], "001")
+            api.post(
+                "/transfer-out",
+                {
+                    "source": {"accountId": usd["id"]},
+                    "destination": {"accountId": external["id"]},
+                    "amount": 100,
+                },
+            )
+            wait_for(lambda: {"n": len(receiver.events())}, lambda got: got["n"] >= 1)
+            # The transfer's later step and every retry a failure schedules (5 s, then 10 s
+            # after the next failure) fall due inside the hour: all of them have run when the
+            # advance answers, each failure followed by one more delivery of its event.
+            _advance(api, 3600)
+            ids = [event["id"] for event in receiver.events()]
+            assert len(set(ids)) >= 2, ids  # the transfer's events
+            assert len(ids) == len(set(ids)) + 2, ids
+        finally:
+            api.request("PATCH", "/config", json={"webhookEndpoint": None})
 
 
 # --- the reset -------------------------------------------------------------------------------

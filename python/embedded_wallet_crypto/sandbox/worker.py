@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from .clock import Clock
-from .control import refresh
+from .control import advance_offset, refresh
 from .db.engine import Database, lock
 from .db.tables_payments import Transaction, WebhookDelivery
 from .domain.idempotency import purge_expired
@@ -31,7 +32,14 @@ from .domain.webhooks import deliver_due
 from .ids import seeded_scope
 from .request_log import RequestLog
 
-__all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "run_due_work", "running_worker"]
+__all__ = [
+    "SETTLEMENT_FAILED",
+    "TICK_SECONDS",
+    "advance_clock",
+    "advance_due",
+    "run_due_work",
+    "running_worker",
+]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
@@ -45,6 +53,11 @@ SETTLEMENT_FAILED = "SETTLEMENT_FAILED"
 BATCH = 50
 #: How many rounds of due steps and deliveries :func:`run_due_work` runs at most.
 DUE_ROUNDS = 10
+#: The most stops an advance of the test clock makes at the moments work falls due.
+ADVANCE_STOPS = 100
+#: One round of due work at a time in a process: an advance of the test clock waits for the
+#: worker's tick in progress, so that what the tick took is done when the advance answers.
+_DUE_WORK = threading.Lock()
 
 
 def _advance(database: Database, transaction_id: str, version: int, now: float) -> bool:
@@ -162,12 +175,51 @@ def run_due_work(database: Database, clock: Clock) -> None:
     """Everything that is due now, before returning (``POST /sandbox/clock/advance``): the due
     steps of every transaction and the due webhook deliveries, again while either moved
     something (a delivery's answer can approve a payment; a failed delivery's retry can fall
-    due), at most :data:`DUE_ROUNDS` rounds."""
-    for _ in range(DUE_ROUNDS):
-        moved = advance_due(database)
-        delivered = deliver_due(database, clock, _delivery_result)
-        if not moved and not delivered:
-            return
+    due), at most :data:`DUE_ROUNDS` rounds. Another process's worker may have begun a delivery
+    that ends just after this returns."""
+    with _DUE_WORK:
+        for _ in range(DUE_ROUNDS):
+            moved = advance_due(database)
+            delivered = deliver_due(database, clock, _delivery_result)
+            if not moved and not delivered:
+                return
+
+
+def _next_due(database: Database) -> float | None:
+    """The earliest moment a transaction's step or a webhook delivery is due, if any."""
+    with database.sessions() as db:
+        moments = [
+            db.scalar(select(func.min(Transaction.next_at))),
+            db.scalar(
+                select(func.min(WebhookDelivery.next_at)).where(WebhookDelivery.state == "PENDING")
+            ),
+        ]
+        db.rollback()
+    found = [float(moment) for moment in moments if moment is not None]
+    return min(found) if found else None
+
+
+def advance_clock(database: Database, clock: Clock, seconds: float) -> None:
+    """Move the test clock ``seconds`` forward as time would pass: it stops at each moment
+    work falls due on the way (a payment's next step, a webhook retry scheduled by a failure
+    on the way), runs it, and goes on (at most :data:`ADVANCE_STOPS` stops; then the rest at
+    once), so that a cascade inside the interval happens as it would have. Each move is one
+    atomic addition (``control.advance_offset``): advances at once add up."""
+    run_due_work(database, clock)
+    left = seconds
+    for _ in range(ADVANCE_STOPS):
+        if left <= 0:
+            break
+        upcoming = _next_due(database)
+        step = left if upcoming is None else min(left, upcoming - Clock.time())
+        if step <= 0:  # due but not taken (another process has it): no stop to make
+            step = left
+        advance_offset(database, step)
+        left -= step
+        run_due_work(database, clock)
+    if left > 0:
+        advance_offset(database, left)
+        run_due_work(database, clock)
 
 
 class _Ticker:
@@ -183,8 +235,9 @@ class _Ticker:
         refresh(self.database)  # the test clock, as another process may have moved it
         if self.log is not None:
             self.log.flush()
-        advance_due(self.database)
-        deliver_due(self.database, self.clock, _delivery_result)
+        with _DUE_WORK:
+            advance_due(self.database)
+            deliver_due(self.database, self.clock, _delivery_result)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)

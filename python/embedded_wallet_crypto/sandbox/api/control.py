@@ -10,7 +10,6 @@ from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from ..clock import Clock, iso
-from ..control import advance_offset
 from ..deps import SANDBOX_ONLY, Platform, Svc
 from ..domain.errors import invalid
 from ..faults import FAULT_CODES, Fault, arm, clear, faults, resolve
@@ -24,7 +23,7 @@ from ..models.control import (
 )
 from ..request_log import MAX_RECORDS
 from ..reset import reset
-from ..worker import run_due_work
+from ..worker import advance_clock
 from .common import error_responses
 
 __all__ = ["router"]
@@ -45,11 +44,11 @@ def clock(_: Platform) -> ClockOut:
 @router.post("/sandbox/clock/advance", response_model=ClockOut)
 def advance(body: ClockAdvance, _: Platform, services: Svc) -> ClockOut:
     """Move the service's time ``seconds`` forward (for every process on the database), run
-    everything that fell due (challenge, code, session, quote and invitation expiry are judged
-    by the moved time; due payment steps and webhook deliveries and retries run before the
-    answer), and answer the new time. 400 ``CLOCK_LIMIT_REACHED`` past 100 years ahead."""
-    advance_offset(services.database, body.seconds)
-    run_due_work(services.database, services.clock)
+    everything that falls due on the way (challenge, code, session, quote and invitation expiry
+    are judged by the moved time; the clock stops at each payment step and webhook delivery or
+    retry that falls due, and runs it, before the answer), and answer the new time. 400
+    ``CLOCK_LIMIT_REACHED`` past 100 years ahead."""
+    advance_clock(services.database, services.clock, body.seconds)
     return ClockOut(now=iso(Clock.now()))
 
 
