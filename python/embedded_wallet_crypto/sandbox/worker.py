@@ -269,3 +269,8 @@ async def running_worker(
     finally:
         stopping.set()
         await task
+        if log is not None:
+            try:
+                await asyncio.to_thread(log.flush)  # the last requests' lines
+            except Exception:
+                logger.exception("writing the request log at the stop")
