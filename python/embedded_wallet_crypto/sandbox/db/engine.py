@@ -19,6 +19,7 @@ from sqlalchemy.schema import CreateIndex
 
 from . import (
     tables_agents,
+    tables_control,
     tables_customer_ops,
     tables_events,
     tables_kyc,
@@ -41,6 +42,7 @@ TABLES = (
     tables_kyc,
     tables_events,
     tables_customer_ops,
+    tables_control,
 )
 
 

@@ -17,13 +17,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...keys import KeyPair, compress_public_key, parse_public_key
+from ...keys import compress_public_key, parse_public_key
 from ...session import seal_session_key
 from ...signed_retry import Operation, VerifiedRetry
 from ..clock import iso
 from ..db.engine import lock
 from ..db.tables_wallet import AuthMethod, InternalAccount, WalletSession
-from ..ids import id_part, new_id
+from ..ids import id_part, new_id, new_key_pair
 from ..services import SESSION_SECONDS, Services
 from .errors import INVALID_SIGNATURE, Refusal, invalid, not_found
 
@@ -170,7 +170,7 @@ def issue_session(
     raw = parse_public_key(client_public_key)  # InvalidKey (400) for a bad point
     sealed = None
     if len(client_public_key) == 130:  # uncompressed SEC1 hex (the body's pattern)
-        key = KeyPair.generate()
+        key = new_key_pair("session")
         sealed = seal_session_key(raw, key)
         public_key = key.public_key_hex(compressed=True)
     else:
