@@ -187,6 +187,37 @@ def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
     assert connection.execute("PRAGMA busy_timeout").fetchone() == (3000,)
 
 
+def test_sqlite_claims_wait_for_the_disk_and_new_challenges_do_not(tmp_path: Path) -> None:
+    """``durability="strict"``: every connection runs ``synchronous=FULL``; a put alone runs
+    NORMAL (a challenge lost in a power cut fails closed) and restores FULL, so the claim after
+    it waits for the disk. ``"best-effort"``: NORMAL throughout."""
+    store = SqliteStore(tmp_path / "strict.db")
+    connection = store._connection()
+    statements: list[str] = []
+    connection.set_trace_callback(statements.append)
+    stored = record()
+    store.put(stored, 60)
+    assert store.claim(stored.request_id, 0)
+    connection.set_trace_callback(None)
+    assert statements[0] == "PRAGMA synchronous=NORMAL", statements
+    assert statements[-2] == "PRAGMA synchronous=FULL", statements
+    assert statements[-1].startswith("UPDATE signed_retry_challenges SET claimed = 1")
+    assert connection.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+
+    relaxed = SqliteStore(tmp_path / "relaxed.db", durability="best-effort")
+    assert relaxed.durability == "best-effort"
+    assert relaxed._connection().execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL
+    stored = record()
+    relaxed.put(stored, 60)
+    assert relaxed.claim(stored.request_id, 0)
+    assert relaxed._connection().execute("PRAGMA synchronous").fetchone() == (1,)
+    fails(
+        lambda: SqliteStore(tmp_path / "x.db", durability="fast"),  # type: ignore[arg-type]
+        "STORE_CONFIG_INVALID",
+        500,
+    )
+
+
 def test_sqlite_store_errors(tmp_path: Path) -> None:
     for path in (":memory:", ""):
         fails(lambda: SqliteStore(path), "STORE_CONFIG_INVALID", 500)  # noqa: B023
@@ -292,6 +323,32 @@ def test_postgres_claim_survives_a_restart(how: str) -> None:
         assert store.claim(used.request_id, 0) is False
         assert PostgresStore(server.dsn).get(pending.request_id) == pending
         assert store.claim(pending.request_id, 0) is True
+        store.close()
+
+
+def test_postgres_new_challenges_commit_without_waiting_and_claims_wait(tmp_path: Path) -> None:
+    """A put commits with ``synchronous_commit`` off for its own transaction only (``SET
+    LOCAL``, seen in the client's protocol trace); the connection stays ``on``, so the claim
+    after it waits for the log, its put's record included."""
+    with running_postgres() as server:
+        store = PostgresStore(server.dsn)
+        connection = store._connection()
+        trace = tmp_path / "libpq.trace"
+        with trace.open("w") as sink:
+            connection.pgconn.trace(sink.fileno())
+            stored = record()
+            store.put(stored, 600)
+            connection.pgconn.untrace()
+        sent = trace.read_text()
+        assert "SET LOCAL synchronous_commit = off" in sent, sent
+        assert sent.index("SET LOCAL synchronous_commit = off") < sent.index("INSERT INTO")
+        assert connection.execute("SHOW synchronous_commit").fetchone() == ("on",)
+        assert store.claim(stored.request_id, 0)
+        assert store.claim(stored.request_id, 0) is False
+        with pytest.raises(ewc.SignedRetryError) as taken:
+            store.put(stored, 600)
+        assert taken.value.code == "REQUEST_ID_CONFLICT"
+        assert connection.execute("SHOW synchronous_commit").fetchone() == ("on",)
         store.close()
 
 

@@ -52,6 +52,7 @@ from typing import Any
 import pytest
 import schemathesis
 from _ci import skip_or_fail, under_ci
+from embedded_wallet_crypto.sandbox.faults import CONTROL_PREFIXES
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
@@ -78,6 +79,9 @@ REPO = Path(__file__).resolve().parents[2]
 GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
+#: The control plane (docs/sandbox-control.md, CONTROL_PREFIXES) is left out: a generated reset,
+#: clock advance or fault would change what every other operation answers; test_control.py
+#: checks its input.
 
 #: Every operation the service serves, by its published path where it has one: those the
 #: published document shares, then the sandbox-only ones it does not have.
@@ -754,6 +758,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
         (method.upper(), BASE.sub("", path))
         for path, item in app.openapi()["paths"].items()
         for method in item
+        if not BASE.sub("", path).startswith(CONTROL_PREFIXES)
     }
 
 
@@ -840,7 +845,8 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     operations = []
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
-        operations.append(result.ok())
+        if not BASE.sub("", result.ok().path).startswith(CONTROL_PREFIXES):
+            operations.append(result.ok())
     assert len(operations) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS)
     STATS["operations"] = len(operations)
     published = "--names" in fuzz_server.extra and "published" in fuzz_server.extra

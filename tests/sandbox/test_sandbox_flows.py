@@ -223,6 +223,26 @@ def test_export_opens_with_the_bound_key_and_refuses_a_swapped_one(
     _error(wallet.client.retry("POST", path, body, challenge, stamp), 401)
 
 
+def test_an_export_is_signed_only_by_an_active_session_of_its_account(wallet: Wallet) -> None:
+    """The stamped leg reads the account's secret and active session keys together: a revoked
+    session's stamp is refused (before the claim, so an active session's stamp still answers
+    the challenge), and an unknown account is 404 on the stamped leg too."""
+    session, key = wallet.first_login("OAUTH")
+    _, other_key = wallet.login(_credential(wallet, "OAUTH"))
+    path = f"/internal-accounts/{wallet.account_id}/export"
+    body = {"clientPublicKey": ewc.KeyPair.generate().public_key_hex()}
+    _, revoked = wallet.client.signed_retry("DELETE", f"/auth/sessions/{session['id']}", key=key)
+    assert revoked.status_code == 204, revoked.text
+    challenge = wallet.client.post(path, body).json()
+    stamp = ewc.create_stamp(challenge["payloadToSign"], key)
+    refused = _error(wallet.client.retry("POST", path, body, challenge, stamp), 401)
+    assert refused["reason"] == "Invalid Service-Wallet-Signature"
+    active = ewc.create_stamp(challenge["payloadToSign"], other_key)
+    unknown = "/internal-accounts/InternalAccount:nope/export"
+    _error(wallet.client.retry("POST", unknown, body, challenge, active), 404, "NOT_FOUND")
+    assert wallet.client.retry("POST", path, body, challenge, active).status_code == 200
+
+
 def test_an_otp_resend_is_rate_limited(wallet: Wallet) -> None:
     credential = wallet.add("EMAIL_OTP")
     response = wallet.client.post(f"/auth/credentials/{credential['id']}/challenge")

@@ -74,6 +74,7 @@ def _settings(args: argparse.Namespace) -> Any:
             request_timeout=args.request_timeout,
             keep_alive_timeout=args.keep_alive_timeout,
             names=args.names,
+            seed=args.seed,
         )
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -266,5 +267,13 @@ def add_serve_command(commands: Any) -> None:
         help="the field names, error bodies and error codes of the answers: the service "
         "interface's (default) or the published OpenAPI document's; requests are read in "
         "either spelling",
+    )
+    serve.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="sandbox only: ids, request ids and generated keys (session keys, wallets) "
+        "derived from N, so that the same requests from a fresh database give the same ones",
     )
     serve.set_defaults(handler=_cmd_serve)

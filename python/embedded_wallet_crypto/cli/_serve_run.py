@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from typing import Any
-from urllib.parse import quote, unquote
 
 from ._io import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
@@ -31,8 +30,6 @@ __all__ = ["AppFactory", "RequestLog", "listening_socket", "serve_one", "serve_w
 WORKER_START_SECONDS = 120.0
 #: How long a stopping process is given before it is killed.
 WORKER_STOP_SECONDS = 30.0
-#: The longest path written to the request log (longer ones are cut, with "...").
-LOGGED_PATH_CHARACTERS = 200
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -56,32 +53,16 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _logged_path(scope: dict[str, Any]) -> str:
-    """The request's path for the log, as received (percent-encoded), without the query string,
-    and with the path parameters that are codes (a device code, an invitation code: their names
-    end in ``code``) shown as ``{name}``."""
-    raw = scope.get("raw_path")
-    path = raw.decode("ascii", "backslashreplace") if raw else quote(str(scope.get("path")))
-    parameters = scope.get("path_params")  # filled in by the router once a route matched
-    if isinstance(parameters, dict):
-        hidden = {
-            str(value): "{" + str(name) + "}"
-            for name, value in parameters.items()
-            if str(name).lower().endswith("code")
-        }
-        if hidden:
-            path = "/".join(hidden.get(unquote(part), part) for part in path.split("/"))
-    if len(path) > LOGGED_PATH_CHARACTERS:
-        path = path[:LOGGED_PATH_CHARACTERS] + "..."
-    return path
-
-
 class RequestLog:
     """ASGI middleware: one line per request on standard error, ``[pid] METHOD PATH STATUS
-    MILLISECONDS ms``. Never a header, a body or a query value (see :func:`_logged_path`)."""
+    MILLISECONDS ms``. Never a header, a body or a query value (see
+    ``sandbox.request_log.logged_path``)."""
 
     def __init__(self, app: Any) -> None:
+        from ..sandbox.request_log import logged_path  # served: the sandbox extra is there
+
         self.app = app
+        self._path = logged_path
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -100,7 +81,7 @@ class RequestLog:
         finally:
             milliseconds = (time.perf_counter() - began) * 1e3
             line = (
-                f"[{os.getpid()}] {scope.get('method', '?')} {_logged_path(scope)} "
+                f"[{os.getpid()}] {scope.get('method', '?')} {self._path(scope)} "
                 f"{status[0]} {milliseconds:.1f} ms\n"
             )
             sys.stderr.write(line)

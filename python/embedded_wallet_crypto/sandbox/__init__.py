@@ -32,10 +32,11 @@ def require_extra() -> None:
     """Raise the ImportError that names the sandbox extra when one of its packages is missing.
 
     Raises:
-        ImportError: FastAPI, SQLAlchemy or uvicorn is not installed.
+        ImportError: FastAPI, fastapi-offline, SQLAlchemy or uvicorn is not installed.
     """
     try:
         import fastapi  # noqa: F401
+        import fastapi_offline  # noqa: F401
         import sqlalchemy  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as missing:  # pragma: no cover - exercised by the clean-room script

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 from starlette.types import ASGIApp
 
 from .. import __version__
@@ -22,12 +23,14 @@ from .api import (
     api_tokens,
     beneficial_owners,
     config,
+    control,
     credentials,
     customer_ops,
     customers,
     directory,
     documents,
     events,
+    explorer,
     export,
     external_account_ops,
     external_accounts,
@@ -42,13 +45,17 @@ from .api import (
     transfers,
     verifications,
 )
+from .control import ensure_state
 from .db.engine import Database
 from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
 from .domain.webhooks import signing_key
 from .errors import install_error_handlers
+from .faults import operation_key
 from .gate import RequestGate
+from .ids import configure_seed, seeded_scope
 from .published import PublishedAnswers, published_document
+from .request_log import RequestLog
 from .services import Services
 from .settings import BASE_PATH, Settings
 from .worker import running_worker
@@ -68,6 +75,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, config.router),
     (BASE_PATH, sandbox.router),
     (BASE_PATH, events.router),
+    (BASE_PATH, control.router),
     (BASE_PATH, transfers.router),
     (BASE_PATH, external_accounts.router),
     (BASE_PATH, agent_me.router),
@@ -86,6 +94,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, documents.router),
     ("", page.router),
     ("", customer_ops.page_router),
+    ("", explorer.router),
 )
 
 
@@ -139,15 +148,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     database = Database(settings.database)
     database.create_tables()
-    ensure_config(database)
-    signing_key(database)  # the webhooks' key, made or read before any request
-    services = Services.build(settings, database)
+    ensure_state(database)
+    configure_seed(settings.seed)
+    with seeded_scope("startup"):
+        ensure_config(database)
+        signing_key(database)  # the webhooks' key, made or read before any request
+        services = Services.build(settings, database)
+    request_log = RequestLog(database)
     platform_auth = PlatformAuth(database)
     generated = platform_auth.setup(list(settings.platform_credentials))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with running_worker(database, services.clock):
+        async with running_worker(database, services.clock, request_log):
             yield
         services.close()
         database.dispose()
@@ -160,7 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "embedded-wallet-crypto. Platform endpoints use HTTP Basic authentication."
         ),
         openapi_url=f"{BASE_PATH}/openapi.json",
-        docs_url=f"{BASE_PATH}/docs",
+        docs_url=None,  # the offline explorer (api/explorer.py) instead
         redoc_url=None,
         lifespan=lifespan,
         max_body_size=settings.max_body_size,
@@ -170,8 +183,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.platform_auth = platform_auth
     app.state.services = services
     app.state.generated_credentials = generated
+    app.state.request_log = request_log
+    #: Every served operation (``METHOD /template``): what a fault may name.
+    app.state.operations = frozenset(
+        operation_key(method, route.path)
+        for prefix, router in ROUTERS
+        if prefix == BASE_PATH
+        for route in router.routes
+        if isinstance(route, APIRoute)
+        for method in route.methods or ()
+    )
     install_error_handlers(app)
     for prefix, router in ROUTERS:
         app.include_router(router, prefix=prefix)
+    app.mount(explorer.ASSETS_PATH, explorer.assets(), name="explorer-assets")
     _without_422(app)
     return app

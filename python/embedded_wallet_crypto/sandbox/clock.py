@@ -1,5 +1,12 @@
-"""The service's clock: real time, with lifetimes and delays scaled by ``time_scale``; and its
-date-times (written as the interface writes them, read as ISO 8601)."""
+"""The service's clock: real time plus the test clock's offset (``POST /sandbox/clock/advance``),
+with lifetimes and delays scaled by ``time_scale``; and its date-times (written as the interface
+writes them, read as ISO 8601).
+
+The offset is kept in the database (``control``) and copied into this process by
+:func:`set_offset` at the start of every request and every worker tick, so that every process
+on one database tells the same time. It belongs to the process: one process serves one
+database.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,21 @@ from typing import Any
 
 from .domain.errors import invalid
 
-__all__ = ["Clock", "as_datetime", "iso", "parse_datetime"]
+__all__ = ["Clock", "as_datetime", "iso", "offset", "parse_datetime", "set_offset"]
+
+#: Seconds the test clock was moved forward (this process's copy of the database's value).
+_offset = 0.0
+
+
+def offset() -> float:
+    """Seconds the service's time is ahead of the real time."""
+    return _offset
+
+
+def set_offset(seconds: float) -> None:
+    """This process's copy of the test clock's offset (it only ever grows)."""
+    global _offset
+    _offset = max(_offset, float(seconds))
 
 
 def iso(moment: datetime) -> str:
@@ -18,7 +39,8 @@ def iso(moment: datetime) -> str:
 
 
 class Clock:
-    """``now()`` is the real time; ``seconds(n)`` is ``n`` simulated seconds, scaled."""
+    """``now()`` is the real time plus the test clock's offset; ``seconds(n)`` is ``n``
+    simulated seconds, scaled."""
 
     def __init__(self, time_scale: float = 1.0) -> None:
         self.time_scale = time_scale
@@ -26,11 +48,11 @@ class Clock:
     @staticmethod
     def time() -> float:
         """Seconds since the epoch (the library's ``clock`` argument)."""
-        return time.time()
+        return time.time() + _offset
 
     @staticmethod
     def now() -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(timezone.utc) + timedelta(seconds=_offset)
 
     def seconds(self, seconds: float) -> float:
         """A lifetime or delay of ``seconds``, multiplied by the time scale."""

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, TypeVar
 
 from fastapi import Depends, Header, Query, Request
-from fastapi.security import HTTPBasic, HTTPBasicCredentials
+from fastapi.security import HTTPBasic
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -109,28 +109,27 @@ async def check_platform(
     return caller
 
 
-_basic = HTTPBasic(auto_error=False, realm=BASIC_REALM)
+class PlatformBasic(HTTPBasic):
+    """The platform's Basic credentials as a dependency: the scheme in the OpenAPI document
+    (it is an ``HTTPBasic``), the check of :func:`check_platform` when called (so that every
+    failure has the service's error shape). Returns the token id."""
+
+    async def __call__(self, request: Request) -> str:  # type: ignore[override]
+        """The request gate has checked the credentials before the route was reached (before
+        the body was read); this takes its result."""
+        checked = request.scope.get(PLATFORM_SCOPE_KEY)
+        if isinstance(checked, str):
+            return checked
+        return await check_platform(
+            request.app.state.platform_auth,
+            request.headers.get("authorization"),
+            request.method,
+            request.scope["path"].removeprefix(BASE_PATH),
+        )
 
 
-async def require_platform(
-    request: Request, basic: Annotated[HTTPBasicCredentials | None, Depends(_basic)]
-) -> str:
-    """The platform's Basic credentials; returns the token id.
-
-    ``basic`` only documents the scheme in the OpenAPI document; the header is read here, so
-    that every failure has the service's error shape. The request gate has checked them before
-    the route was reached (before the body was read); this takes its result.
-    """
-    del basic
-    checked = request.scope.get(PLATFORM_SCOPE_KEY)
-    if isinstance(checked, str):
-        return checked
-    return await check_platform(
-        request.app.state.platform_auth,
-        request.headers.get("authorization"),
-        request.method,
-        request.scope["path"].removeprefix(BASE_PATH),
-    )
+#: The platform's Basic credentials (a route's or a router's dependency); the token id.
+require_platform = PlatformBasic(auto_error=False, realm=BASIC_REALM, scheme_name="HTTPBasic")
 
 
 Db = Annotated[Session, Depends(database_session)]
@@ -213,12 +212,17 @@ async def idempotency_key(
 Keyed = Annotated[KeyedRequest | None, Depends(idempotency_key)]
 
 
-async def signature_headers(request: Request) -> RetryHeaders:
+def retry_headers(request: Request) -> RetryHeaders:
     """The ``Service-Wallet-Signature`` (or ``Grid-Wallet-Signature``) and ``Request-Id``."""
     stamp = next(
         (value for name in SIGNATURE_HEADERS if (value := request.headers.get(name))), None
     )
     return RetryHeaders(stamp=stamp, request_id=request.headers.get("Request-Id") or None)
+
+
+async def signature_headers(request: Request) -> RetryHeaders:
+    """:func:`retry_headers` as a dependency."""
+    return retry_headers(request)
 
 
 Signed = Annotated[RetryHeaders, Depends(signature_headers)]

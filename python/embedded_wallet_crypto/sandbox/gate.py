@@ -10,6 +10,12 @@
    it is read, by the framework's own limit (``FastAPI(max_body_size=...)``), which stops at
    the limit; its 413 is answered in the error shape by the error handlers.
 
+In the sandbox environment, once a request has passed both, the control plane's hooks run
+(``control.begin_request``, one hop off the event loop): the test clock's offset is read from
+the database, the request takes its share of a fault armed for its operation (``faults``), and
+a changing request of a ``--seed`` service gets its seed scope (``ids``). Every answered
+request is noted in the request log (``request_log``), with its error ``code``.
+
 A body left unread after either answer is read and thrown away by the server (never kept), until
 it ends or the request deadline closes the connection (``_http``); the client, which may still be
 sending it, then reads the answer. The gate sits outside the framework's own middleware, whose
@@ -18,17 +24,23 @@ answer to a declared oversize body is plain text.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import time
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.routing import compile_path
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .control import begin_request
 from .deps import (
     AGENT_SCOPE_KEY,
     PLATFORM_SCOPE_KEY,
@@ -39,6 +51,9 @@ from .deps import (
 )
 from .domain.errors import Refusal
 from .errors import body_too_large, error_response, unexpected
+from .faults import Fault, operation_key, refusal_of
+from .ids import seeded, seeded_scope
+from .request_log import error_code, logged_path
 from .settings import BASE_PATH
 
 __all__ = ["RequestGate", "needs", "needs_platform"]
@@ -78,28 +93,30 @@ class RequestGate:
     ) -> None:
         self.app = app
         self.service = service
-        self._routes: list[tuple[re.Pattern[str], frozenset[str], bool, bool]] = [
+        self._routes: list[tuple[re.Pattern[str], frozenset[str], bool, bool, str]] = [
             (
                 compile_path(prefix + route.path)[0],
                 frozenset(route.methods or ()),
                 needs_platform(route.dependant),
                 needs(route.dependant, require_agent),
+                route.path,
             )
             for prefix, router in routers
             for route in router.routes
             if isinstance(route, APIRoute)
         ]
 
-    def _needs(self, scope: Scope) -> tuple[bool, bool]:
-        """Whether the request's route takes the platform's credentials, an agent's token."""
+    def _needs(self, scope: Scope) -> tuple[bool, bool, str | None]:
+        """Whether the request's route takes the platform's credentials, an agent's token;
+        its operation (``METHOD /template``, see ``faults.operation_key``)."""
         path, method = scope["path"], scope["method"]
-        for pattern, methods, platform, agent in self._routes:
+        for pattern, methods, platform, agent, template in self._routes:
             if method in methods and pattern.match(path):
-                return platform, agent
-        return False, False
+                return platform, agent, operation_key(method, template)
+        return False, False, None
 
     async def _refusal(self, scope: Scope, headers: Headers) -> Refusal | None:
-        platform, agent = self._needs(scope)
+        platform, agent, _ = self._needs(scope)
         state = self.service.state
         if platform:
             auth = state.platform_auth
@@ -123,6 +140,32 @@ class RequestGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if not self.service.state.settings.sandbox:
+            await self._gated(scope, receive, send, control=False)
+            return
+        began = time.perf_counter()
+        answer: dict[str, Any] = {"status": 500, "body": b""}
+
+        async def noting(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                answer["status"] = int(message["status"])
+            elif message["type"] == "http.response.body" and answer["status"] >= 400:
+                answer["body"] = (answer["body"] + message.get("body", b""))[:4096]
+            await send(message)
+
+        try:
+            await self._gated(scope, receive, noting, control=True)
+        finally:
+            status = answer["status"]
+            self.service.state.request_log.record(
+                scope["method"],
+                logged_path(scope),
+                status,
+                (time.perf_counter() - began) * 1e3,
+                error_code(answer["body"]) if status >= 400 else None,
+            )
+
+    async def _gated(self, scope: Scope, receive: Receive, send: Send, *, control: bool) -> None:
         headers = Headers(scope=scope)
         try:
             refusal = await self._refusal(scope, headers)
@@ -131,7 +174,39 @@ class RequestGate:
         except Exception:
             logger.exception("unexpected error on %s %s", scope["method"], scope["path"])
             refusal = unexpected()
-        if refusal is None:
+        if refusal is not None:
+            await error_response(refusal)(scope, receive, send)
+        elif control:
+            await self._controlled(scope, receive, send)
+        else:
             await self.app(scope, receive, send)
+
+    async def _controlled(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The request in the sandbox: the clock read, its fault taken, its seed scope set."""
+        operation = self._needs(scope)[2]
+        changing = seeded() and scope["method"] not in ("GET", "HEAD", "OPTIONS")
+        fault: Fault | None
+        try:
+            fault, seed_scope = await run_in_threadpool(
+                begin_request, self.service.state.database, operation, changing
+            )
+        except Exception:  # the database failed us: answered in the error shape, logged
+            logger.exception("control plane on %s %s", scope["method"], scope["path"])
+            await error_response(unexpected())(scope, receive, send)
             return
-        await error_response(refusal)(scope, receive, send)
+        within: AbstractContextManager[None] = (
+            nullcontext() if seed_scope is None else seeded_scope(seed_scope)
+        )
+        with within:
+            if fault is not None and fault.latency_ms:
+                await asyncio.sleep(fault.latency_ms / 1000)
+            if fault is None or fault.status is None:
+                await self.app(scope, receive, send)
+                return
+            if fault.after_commit:  # the work is done; its answer goes nowhere
+
+                async def discard(_: Message) -> None:
+                    return None
+
+                await self.app(scope, receive, discard)
+            await error_response(refusal_of(fault))(scope, receive, send)

@@ -21,6 +21,7 @@ from ..stores import PostgresStore, RedisStore, SqliteStore
 from .clock import Clock
 from .db.engine import Database
 from .db.tables_wallet import ServiceSecret
+from .ids import new_id
 from .settings import Settings
 
 __all__ = [
@@ -117,14 +118,12 @@ class Services:
         store: Any
         if settings.redis:
             store = RedisStore(settings.redis)
-        elif database.sqlite_path is not None:
-            store = SqliteStore(database.sqlite_path)
+        elif database.sqlite_path is not None:  # the tables' durability (``db.engine``)
+            store = SqliteStore(database.sqlite_path, durability="best-effort")
         else:
             assert database.postgres_dsn is not None
             store = PostgresStore(database.postgres_dsn)
-        organization_id = shared_secret(
-            database, "organization-id", lambda: f"Organization:{uuid.uuid4()}"
-        )
+        organization_id = shared_secret(database, "organization-id", lambda: new_id("Organization"))
         hash_key = bytes.fromhex(
             shared_secret(database, "otp-hash-key", lambda: secrets.token_hex(32))
         )
@@ -138,7 +137,11 @@ class Services:
                 issuer: oidc.JwksProvider(issuer=_https(issuer)) for issuer in oidc.DEFAULT_ISSUERS
             }
         signed_retry = SignedRetry(
-            store, ttl_seconds=clock.seconds(CHALLENGE_SECONDS), sandbox=environment
+            store,
+            ttl_seconds=clock.seconds(CHALLENGE_SECONDS),
+            clock=Clock.time,  # the test clock's time: an advance expires challenges
+            id_factory=lambda: new_id("Request"),  # seeded with --seed
+            sandbox=environment,
         )
         codes = OneTimeCodes(
             store,
@@ -146,6 +149,9 @@ class Services:
             ttl_seconds=clock.seconds(OTP_SECONDS),
             min_reissue_interval_seconds=clock.seconds(OTP_REISSUE_SECONDS),
             issue_window_seconds=clock.seconds(3600),
+            # The sandbox's test clock (an advance expires codes); production keeps the
+            # store's own clock, read inside its atomic section.
+            clock=Clock.time if environment is Environment.SANDBOX else None,
             sandbox=environment,
         )
         token_signer = KeyPair.from_private_hex(

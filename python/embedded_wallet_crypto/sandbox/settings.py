@@ -69,6 +69,9 @@ class Settings:
         names: ``interface`` (the interface's field names and error body; default) or
             ``published`` (the published document's field names, error bodies and codes; see
             ``sandbox.published``). Requests are read in either spelling in both.
+        seed: derive ids, request ids and generated keys (session keys, wallets) from this
+            number instead of the random source (sandbox only; see ``ids``), so that the same
+            requests from a fresh database give the same ids and keys.
     """
 
     host: str = "127.0.0.1"
@@ -88,6 +91,7 @@ class Settings:
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
     names: str = "interface"
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.environment not in ENVIRONMENTS:
@@ -106,6 +110,11 @@ class Settings:
                 raise ValueError(f"{name} must be a number of seconds from above 0 to 86400")
         if self.names not in NAMES:
             raise ValueError(f"names must be one of {', '.join(NAMES)}")
+        if self.seed is not None:
+            if isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
+                raise ValueError("seed must be a whole number from 0 to 2**63 - 1")
+            if not self.sandbox:
+                raise ValueError("seed is for the sandbox environment only")
         self.mail_dir = Path(self.mail_dir)
 
     @property

@@ -13,23 +13,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from .clock import Clock
+from .control import advance_offset, refresh
 from .db.engine import Database
+from .db.tables_events import WebhookEvent
 from .db.tables_payments import Transaction
 from .domain.bulk_import import import_due
 from .domain.idempotency import purge_expired
 from .domain.transactions import apply_due, fail_now
 from .domain.webhook_delivery import deliver_due
+from .ids import seeded_scope
+from .request_log import RequestLog
 
-__all__ = ["SETTLEMENT_FAILED", "TICK_SECONDS", "advance_due", "running_worker"]
+__all__ = [
+    "SETTLEMENT_FAILED",
+    "TICK_SECONDS",
+    "advance_clock",
+    "advance_due",
+    "run_due_work",
+    "running_worker",
+]
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
@@ -41,12 +53,22 @@ PURGE_SECONDS = 60.0
 SETTLEMENT_FAILED = "SETTLEMENT_FAILED"
 #: How many due transactions one tick takes.
 BATCH = 50
+#: How many rounds of due steps and deliveries :func:`run_due_work` runs at most.
+DUE_ROUNDS = 10
+#: The most stops an advance of the test clock makes at the moments work falls due.
+ADVANCE_STOPS = 100
+#: One round of due steps, and one of due deliveries, at a time in a process: an advance of the
+#: test clock takes both (in this order), so it waits for the worker's tick and delivery round in
+#: progress and what they took is done when the advance answers; the tick and the deliveries
+#: take one each, so a slow receiver never holds up a payment's steps.
+_STEPS = threading.Lock()
+_DELIVERIES = threading.Lock()
 
 
 def _advance(database: Database, transaction_id: str, version: int, now: float) -> bool:
     """Apply the due steps of one transaction in a database transaction of its own; False if
     another process took it first or nothing was due."""
-    with database.sessions() as db:
+    with seeded_scope(f"worker/{transaction_id}/{version}"), database.sessions() as db:
         if not _take(db, transaction_id, version):
             db.rollback()
             return False  # another process took it
@@ -130,31 +152,90 @@ def advance_due(database: Database) -> int:
     return moved
 
 
+def run_due_work(database: Database, clock: Clock) -> None:
+    """Everything that is due now, before returning (``POST /sandbox/clock/advance``): the due
+    steps of every transaction and the due webhook deliveries, again while either moved
+    something (a delivery's answer can approve a payment; a failed delivery's retry can fall
+    due), at most :data:`DUE_ROUNDS` rounds. Another process's worker may have begun a delivery
+    that ends just after this returns."""
+    with _STEPS, _DELIVERIES:
+        for _ in range(DUE_ROUNDS):
+            moved = advance_due(database)
+            delivered = deliver_due(database, clock)
+            if not moved and not delivered:
+                return
+
+
+def _next_due(database: Database) -> float | None:
+    """The earliest moment a transaction's step or a webhook delivery is due, if any."""
+    with database.sessions() as db:
+        moments = [
+            db.scalar(select(func.min(Transaction.next_at))),
+            db.scalar(
+                select(func.min(WebhookEvent.next_at)).where(WebhookEvent.state == "PENDING")
+            ),
+        ]
+        db.rollback()
+    found = [float(moment) for moment in moments if moment is not None]
+    return min(found) if found else None
+
+
+def advance_clock(database: Database, clock: Clock, seconds: float) -> None:
+    """Move the test clock ``seconds`` forward as time would pass: it stops at each moment
+    work falls due on the way (a payment's next step, a webhook retry scheduled by a failure
+    on the way), runs it, and goes on (at most :data:`ADVANCE_STOPS` stops; then the rest at
+    once), so that a cascade inside the interval happens as it would have. Each move is one
+    atomic addition (``control.advance_offset``): advances at once add up."""
+    run_due_work(database, clock)
+    left = seconds
+    for _ in range(ADVANCE_STOPS):
+        if left <= 0:
+            break
+        upcoming = _next_due(database)
+        step = left if upcoming is None else min(left, upcoming - Clock.time())
+        if step <= 0:  # due but not taken (another process has it): no stop to make
+            step = left
+        advance_offset(database, step)
+        left -= step
+        run_due_work(database, clock)
+    if left > 0:
+        advance_offset(database, left)
+        run_due_work(database, clock)
+
+
 class _Ticker:
     """One process's worker state: when it last forgot expired idempotency keys."""
 
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, log: RequestLog | None) -> None:
         self.database = database
         self.clock = clock
+        self.log = log
         self.purged_at = 0.0
 
     def tick(self) -> None:
-        advance_due(self.database)
-        import_due(self.database)
+        refresh(self.database)  # the test clock, as another process may have moved it
+        if self.log is not None:
+            self.log.flush()
+        with _STEPS:
+            advance_due(self.database)
+            import_due(self.database)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)
 
     def deliver(self) -> None:
-        deliver_due(self.database, self.clock)
+        with _DELIVERIES:
+            deliver_due(self.database, self.clock)
 
 
 @asynccontextmanager
-async def running_worker(database: Database, clock: Clock) -> AsyncIterator[None]:
-    """The background tasks while the service runs, every tick: due steps (and, now and then,
-    the purge of expired keys) in one, due webhook deliveries in another (a slow receiver
-    never holds up a payment's steps)."""
-    ticker = _Ticker(database, clock)
+async def running_worker(
+    database: Database, clock: Clock, log: RequestLog | None = None
+) -> AsyncIterator[None]:
+    """The background tasks while the service runs, every tick: due steps (the request log's
+    writing and, now and then, the purge of expired keys) in one, due webhook deliveries in
+    another (a slow receiver never holds up a payment's steps)."""
+    ticker = _Ticker(database, clock, log)
     stopping = asyncio.Event()
 
     async def run(step: Callable[[], None], name: str) -> None:
@@ -177,3 +258,8 @@ async def running_worker(database: Database, clock: Clock) -> AsyncIterator[None
     finally:
         stopping.set()
         await asyncio.gather(*tasks)
+        if log is not None:
+            try:
+                await asyncio.to_thread(log.flush)  # the last requests' lines
+            except Exception:
+                logger.exception("writing the request log at the stop")

@@ -94,13 +94,15 @@ def sqlite_failure(problem: sqlite3.Error) -> StoreError:
 class SqliteConnections:
     """One connection per thread and per process, opened lazily, so that a forked child never
     reuses its parent's. Autocommit mode; ``busy_timeout`` makes a writer wait for the lock, and
-    ``synchronous=FULL`` puts every commit on disk before it returns (set on each connection:
-    the build's default may be NORMAL, which can lose the last commits in a power cut)."""
+    ``synchronous`` is set on each connection: ``FULL`` (the default) puts every commit on disk
+    before it returns (the build's default may be NORMAL, which can lose the last commits in a
+    power cut)."""
 
-    def __init__(self, path: Path, busy_timeout_seconds: float) -> None:
+    def __init__(self, path: Path, busy_timeout_seconds: float, synchronous: str = "FULL") -> None:
         self.path = path
         seconds = checked_seconds(busy_timeout_seconds, "busy_timeout_seconds", zero_allowed=True)
         self._busy_timeout_ms = int(seconds * 1000)
+        self.synchronous = synchronous
         self._local = threading.local()
 
     def get(self) -> sqlite3.Connection:
@@ -114,7 +116,7 @@ class SqliteConnections:
         )
         try:
             connection.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
-            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute(f"PRAGMA synchronous={self.synchronous}")
         except BaseException:
             connection.close()
             raise

@@ -14,6 +14,10 @@ is one ``UPDATE ... RETURNING``; a consume one ``UPDATE`` whose rowcount says wh
 Every statement commits before it returns, and the commit waits for its WAL record to reach
 disk: the store raises ``synchronous_commit`` to ``on`` on its connections when the server's
 default is ``off``, and (with ``durability="strict"``) refuses a server running ``fsync=off``.
+A new challenge (``put``) alone commits without waiting for the disk (``SET LOCAL
+synchronous_commit = off`` in its own transaction, one round trip): a crash may lose it, and
+then its retry is refused as an unknown request id (the client asks again); nothing is granted
+by a challenge until its claim, whose commit waits for the log up to and including it.
 Synchronous replication (``synchronous_standby_names``) is the server's choice; with it, a
 commit also waits for the standbys, and a failover keeps every claim.
 """
@@ -200,17 +204,24 @@ class PostgresStore(PostgresFactors):
             raise _unstorable()
         with self._failures():
             connection = self._connection()
+            # One round trip, one implicit transaction (several statements in one simple
+            # query), its commit not waiting for the disk (see the module): fails closed.
+            statements = ["SET LOCAL synchronous_commit = off"]
+            parameters: list[Any] = []
             if now >= self._next_purge:
                 self._next_purge = now + _PURGE_INTERVAL_SECONDS
-                connection.execute(
-                    "DELETE FROM ewc_signed_retry_challenges WHERE forget_at <= %s", (now,)
-                )
-            cursor = connection.execute(
+                statements.append("DELETE FROM ewc_signed_retry_challenges WHERE forget_at <= %s")
+                parameters.append(now)
+            statements.append(
                 "INSERT INTO ewc_signed_retry_challenges "
                 "(request_id, record, expires_at_ms, forget_at) VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT (request_id) DO NOTHING",
-                (record.request_id, text, record.expires_at_ms, now + ttl_seconds),
+                "ON CONFLICT (request_id) DO NOTHING"
             )
+            parameters += [record.request_id, text, record.expires_at_ms, now + ttl_seconds]
+            cursor = self._psycopg.ClientCursor(connection)
+            cursor.execute("; ".join(statements), parameters)
+            while cursor.nextset():  # to the INSERT's result, the last
+                pass
             inserted = cursor.rowcount == 1
         if not inserted:
             raise request_id_conflict(record.request_id)

@@ -11,8 +11,16 @@ the time it takes effect; an attempt is one
 limit; the consume is one ``UPDATE`` whose rowcount says which caller won.
 
 WAL mode lets readers go on during a write; ``busy_timeout`` makes a writer wait for the lock
-instead of failing. ``synchronous`` is set to FULL on every connection: a claim is on disk
-before it is reported won, so a power cut cannot reopen a used request id.
+instead of failing. ``synchronous`` is set to FULL on every connection
+(``durability="strict"``, the default): a claim is on disk before it is reported won, so a
+power cut cannot reopen a used request id. A new challenge (``put``) alone is written with
+``synchronous=NORMAL``, without waiting for the disk: a power cut may lose it, and then its
+retry is refused as an unknown request id (the client asks again); nothing is granted by a
+challenge until its claim, which is on disk, with every challenge written before it, before it
+returns (the write-ahead log is synced in order). ``durability="best-effort"`` runs every
+connection with ``synchronous=NORMAL``: nothing waits for the disk; a crash of the process
+loses nothing, but a power cut or an operating-system crash can lose the last commits, and so
+reopen the latest claims and used codes within their validity.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from typing import Any
+from typing import Any, Literal
 
 from ._backends import SqliteConnections, sqlite_failure, sqlite_file_path
 from ._factors import SQLITE_FACTOR_SCHEMA, SqliteFactors
@@ -35,6 +43,7 @@ from ._records import (
     decide_issue,
     request_id_conflict,
     state_from_fields,
+    store_config_invalid,
     store_key_invalid,
     wall_clock_ms,
 )
@@ -90,12 +99,28 @@ class SqliteStore(SqliteFactors):
     lazily, so a forked child never reuses its parent's); both protocols share each
     connection. Challenges are forgotten ``ttl_seconds`` after ``put`` by wall-clock time.
     Errors are :class:`~embedded_wallet_crypto.stores.StoreError`: ``STORE_CONFIG_INVALID``
-    for an in-memory path, ``STORE_CORRUPT`` for a damaged file, else ``STORE_UNAVAILABLE``.
+    for an in-memory path or an unknown ``durability``, ``STORE_CORRUPT`` for a damaged file,
+    else ``STORE_UNAVAILABLE``.
+
+    ``durability="strict"`` (the default) puts every claim and code change on disk before it
+    returns (``synchronous=FULL``); ``"best-effort"`` does not wait for the disk
+    (``synchronous=NORMAL``): a power cut can then reopen the latest claims (see the module).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_seconds: float = 10.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout_seconds: float = 10.0,
+        durability: Literal["strict", "best-effort"] = "strict",
+    ) -> None:
+        if durability not in ("strict", "best-effort"):
+            raise store_config_invalid("SqliteStore's durability must be 'strict' or 'best-effort'")
         self.path = sqlite_file_path(path)
-        self._connections = SqliteConnections(self.path, busy_timeout_seconds)
+        self.durability = durability
+        self._connections = SqliteConnections(
+            self.path, busy_timeout_seconds, "FULL" if durability == "strict" else "NORMAL"
+        )
         self._next_purge = 0.0
         connection = self._connection()
         try:
@@ -115,6 +140,12 @@ class SqliteStore(SqliteFactors):
     def put(self, record: ChallengeRecord, ttl_seconds: float) -> None:
         now = time.time()
         connection = self._connection()
+        strict = self.durability == "strict"
+        try:
+            if strict:  # not on disk yet (see the module): a lost challenge fails closed
+                connection.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as problem:
+            raise sqlite_failure(problem) from None
         try:
             if now >= self._next_purge:
                 self._next_purge = now + _PURGE_INTERVAL_SECONDS
@@ -132,6 +163,12 @@ class SqliteStore(SqliteFactors):
             raise store_key_invalid() from None
         except sqlite3.Error as problem:
             raise sqlite_failure(problem) from None
+        finally:
+            try:
+                if strict:
+                    connection.execute("PRAGMA synchronous=FULL")
+            except sqlite3.Error:  # this thread's next call opens a new connection
+                self._connections.close()
 
     def get(self, request_id: str) -> ChallengeRecord | None:
         connection = self._connection()

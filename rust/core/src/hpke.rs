@@ -12,7 +12,7 @@ use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
 use crate::p256::{scalar_in_range, KeyPair, PublicKey, COMPRESSED_LEN, UNCOMPRESSED_LEN};
-use crate::primitives::{check_hkdf_output_len, hkdf_expand, hkdf_extract, AesGcm, HASH_LEN};
+use crate::primitives::{check_hkdf_output_len, hkdf_extract, AesGcm, Prk, HASH_LEN};
 
 /// KEM, KDF and AEAD identifiers (RFC 9180 section 7).
 pub const KEM_DHKEM_P256_HKDF_SHA256: u16 = 0x0010;
@@ -101,7 +101,7 @@ fn labeled_extract(
 /// `LabeledExpand(prk, label, info, L)` (RFC 9180 section 4), filling `out` (L = out.len()).
 fn labeled_expand(
     suite_id: &[u8],
-    prk: &[u8],
+    prk: &Prk,
     label: &[u8],
     info: &[u8],
     out: &mut [u8],
@@ -109,16 +109,16 @@ fn labeled_expand(
     let length = u16::try_from(out.len())
         .map_err(|_| Error::length("HPKE output length must fit in 16 bits"))?
         .to_be_bytes();
-    hkdf_expand(prk, &[&length, HPKE_VERSION, suite_id, label, info], out)
+    prk.expand(&[&length, HPKE_VERSION, suite_id, label, info], out)
 }
 
 /// `ExtractAndExpand(dh, kem_context)` (RFC 9180 section 4.1).
 fn extract_and_expand(dh: &[u8], kem_context: &[u8]) -> Result<Zeroizing<[u8; KEM_NSECRET]>> {
-    let eae_prk = labeled_extract(&KEM_SUITE_ID, b"", b"eae_prk", dh);
+    let eae_prk = Prk::new(labeled_extract(&KEM_SUITE_ID, b"", b"eae_prk", dh).as_ref());
     let mut shared_secret = Zeroizing::new([0u8; KEM_NSECRET]);
     labeled_expand(
         &KEM_SUITE_ID,
-        eae_prk.as_ref(),
+        &eae_prk,
         b"shared_secret",
         kem_context,
         shared_secret.as_mut(),
@@ -165,12 +165,12 @@ fn decap(enc: &[u8; KEM_NENC], sk_r: &KeyPair) -> Result<Zeroizing<[u8; KEM_NSEC
 
 /// `DeriveKeyPair(ikm)` for DHKEM(P-256) (RFC 9180 section 7.1.3), bitmask 0xff.
 pub fn derive_key_pair(ikm: &[u8]) -> Result<KeyPair> {
-    let dkp_prk = labeled_extract(&KEM_SUITE_ID, b"", b"dkp_prk", ikm);
+    let dkp_prk = Prk::new(labeled_extract(&KEM_SUITE_ID, b"", b"dkp_prk", ikm).as_ref());
     let mut candidate = Zeroizing::new([0u8; KEM_NSK]);
     for counter in 0..=255u8 {
         labeled_expand(
             &KEM_SUITE_ID,
-            dkp_prk.as_ref(),
+            &dkp_prk,
             b"candidate",
             &[counter],
             candidate.as_mut(),
@@ -240,20 +240,15 @@ fn key_schedule(
     let suite_id = aead.suite_id();
     let key_schedule_context = key_schedule_context(aead, info);
 
-    let secret = labeled_extract(&suite_id, shared_secret, b"secret", b"");
+    // One HMAC key setup for the two or three expansions from `secret`.
+    let secret = Prk::new(labeled_extract(&suite_id, shared_secret, b"secret", b"").as_ref());
     let mut key = Zeroizing::new([0u8; 32]);
     let key = &mut key[..aead.key_len()];
-    labeled_expand(
-        &suite_id,
-        secret.as_ref(),
-        b"key",
-        &key_schedule_context,
-        key,
-    )?;
+    labeled_expand(&suite_id, &secret, b"key", &key_schedule_context, key)?;
     let mut base_nonce = Zeroizing::new([0u8; AEAD_NN]);
     labeled_expand(
         &suite_id,
-        secret.as_ref(),
+        &secret,
         b"base_nonce",
         &key_schedule_context,
         base_nonce.as_mut(),
@@ -264,7 +259,7 @@ fn key_schedule(
             let mut exporter_secret = Zeroizing::new([0u8; HASH_LEN]);
             labeled_expand(
                 &suite_id,
-                secret.as_ref(),
+                &secret,
                 b"exp",
                 &key_schedule_context,
                 exporter_secret.as_mut(),
@@ -336,7 +331,7 @@ impl Context {
         let mut out = Zeroizing::new(vec![0u8; length]);
         labeled_expand(
             &self.suite_id,
-            exporter_secret.as_ref(),
+            &Prk::new(exporter_secret.as_ref()),
             b"sec",
             exporter_context,
             &mut out,
@@ -481,6 +476,45 @@ mod tests {
         assert_eq!(err.code(), "DECRYPTION_FAILED");
         let err = open(&recipient, &enc[..64], PROFILE_INFO, Aad::Profile, &ct).unwrap_err();
         assert_eq!(err.code(), "DECRYPTION_FAILED");
+    }
+
+    #[test]
+    fn seals_to_one_recipient_from_many_threads() {
+        // The recipient's aws-lc key is shared through the ECDH key cache: every thread's
+        // ciphertexts must open, and both sides of a cached ECDH agree.
+        let recipient = KeyPair::generate().unwrap();
+        let public = recipient.public_key().clone();
+        let sealed: Vec<_> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4u8)
+                .map(|t| {
+                    let public = &public;
+                    scope.spawn(move || {
+                        (0..25u8)
+                            .map(|i| {
+                                let pt = [t, i];
+                                let (enc, ct) =
+                                    seal(public, PROFILE_INFO, Aad::Profile, &pt).unwrap();
+                                (pt, enc, ct)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+        assert_eq!(sealed.len(), 100);
+        for (pt, enc, ct) in &sealed {
+            let opened = open(&recipient, enc, PROFILE_INFO, Aad::Profile, ct).unwrap();
+            assert_eq!(opened.as_slice(), pt);
+        }
+        let other = KeyPair::generate().unwrap();
+        assert_eq!(
+            other.ecdh(&public).unwrap().as_slice(),
+            recipient.ecdh(other.public_key()).unwrap().as_slice()
+        );
     }
 
     #[test]

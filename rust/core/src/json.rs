@@ -90,6 +90,8 @@ enum Parsed {
 }
 
 struct Parser<'a> {
+    /// The input, checked to be UTF-8 once: `bytes` is `text`'s bytes.
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
 }
@@ -276,14 +278,18 @@ impl Parser<'_> {
         self.pos += 1; // '"'
         let mut out = String::new();
         loop {
+            // A run of plain characters ends at the closing quote or an escape (the signed data
+            // of an envelope is one run of about 1 KB of hex); a control character in it is
+            // refused. It ends at an ASCII byte, so on a char boundary of `text`.
             let run = self.pos;
-            while self
-                .peek()
-                .is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20)
-            {
-                self.pos += 1;
+            let end = memchr::memchr2(b'"', b'\\', &self.bytes[run..])
+                .map_or(self.bytes.len(), |i| run + i);
+            let plain = &self.bytes[run..end];
+            if plain.iter().fold(false, |control, &b| control | (b < 0x20)) {
+                return Err(Invalid);
             }
-            out.push_str(core::str::from_utf8(&self.bytes[run..self.pos]).map_err(|_| Invalid)?);
+            self.pos = end;
+            out.push_str(self.text.get(run..end).ok_or(Invalid)?);
             match self.peek().ok_or(Invalid)? {
                 b'"' => {
                     self.pos += 1;
@@ -339,10 +345,14 @@ pub enum Refusal {
 
 /// Reads strict JSON (see the module doc) that must be an object.
 pub fn read_object(bytes: &[u8]) -> Result<Object, Refusal> {
-    if core::str::from_utf8(bytes).is_err() {
+    let Ok(text) = core::str::from_utf8(bytes) else {
         return Err(Refusal::NotJson);
-    }
-    let mut parser = Parser { bytes, pos: 0 };
+    };
+    let mut parser = Parser {
+        text,
+        bytes,
+        pos: 0,
+    };
     let parsed = parser.value(0, true).map_err(|_| Refusal::NotJson)?;
     parser.skip_whitespace();
     if parser.pos != bytes.len() {
@@ -411,6 +421,11 @@ mod tests {
             r#"{"a":1.}"#,
             r#"{"a":"\ud800"}"#,
             "{\"a\":\"\t\"}",
+            "{\"a\":\"abc\u{1f}def\"}",
+            "{\"a\":\"\\n\u{1}\"}",
+            "{\"a\":\"unterminated}",
+            "{\"a\":\"ends in an escape\\",
+            "{\"a\":\"\\x\"}",
             r#"{"a":1,}"#,
             r#"{"a":1} x"#,
             "",
@@ -441,6 +456,10 @@ mod tests {
         let long = format!(r#"{{"a":-{}}}"#, "9".repeat(MAX_INT_DIGITS));
         assert!(parse(&long).is_ok());
         assert!(parse("{}").unwrap().is_empty());
+        let hex = "0123456789abcdef".repeat(100);
+        let object = parse(&format!(r#"{{"a":"{hex}","b":"x\"y\\z\n{hex}é"}}"#)).unwrap();
+        assert_eq!(object.text("a"), Some(hex.as_str()));
+        assert_eq!(object.text("b"), Some(format!("x\"y\\z\n{hex}é").as_str()));
     }
 
     #[test]

@@ -83,7 +83,16 @@ impl PublicKey {
 
 /// Decodes a key given as hex text; a non-hex string is an invalid key, not a decode error.
 pub fn decode_key_hex(text: &str) -> Result<Vec<u8>> {
-    hex::decode(text).map_err(|_| Error::key_encoding("public key"))
+    decode_hex(text).ok_or_else(|| Error::key_encoding("public key"))
+}
+
+/// The crate's strict hex reader: either case, even length, nothing else. (const-hex, which
+/// decodes with SIMD, would also take a leading `0x` or `0X`: refused here first.)
+pub(crate) fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if matches!(text.as_bytes(), [b'0', b'x' | b'X', ..]) {
+        return None;
+    }
+    const_hex::decode(text).ok()
 }
 
 /// A public key parsed once for ECDSA verification (aws-lc's EC_KEY), with its SEC1 form.
@@ -163,6 +172,8 @@ fn decompress(compressed: &[u8]) -> Result<[u8; UNCOMPRESSED_LEN]> {
 }
 
 static CACHE: KeyCache<VerifyingKey> = KeyCache::new();
+/// The same for ECDH peers (aws-lc's parsed form of a validated [`PublicKey`]).
+static AGREEMENT_CACHE: KeyCache<agreement::ParsedPublicKey> = KeyCache::new();
 
 /// [`VerifyingKey::parse`] through the bounded process-wide cache keyed by the SEC1 bytes (a
 /// session key stamps many requests: its point is decompressed and validated once).
@@ -273,9 +284,17 @@ impl KeyPair {
         Ok(signature.as_ref().to_vec())
     }
 
-    /// Raw ECDH: the x-coordinate of d * peer (SEC 1 section 3.3.1), wiped on drop.
+    /// Raw ECDH: the x-coordinate of d * peer (SEC 1 section 3.3.1), wiped on drop. The peer's
+    /// aws-lc key comes from a process-wide cache: a recipient that is sealed to again (a
+    /// client's key, an enclave's) is parsed and validated by aws-lc once.
     pub fn ecdh(&self, peer: &PublicKey) -> Result<Zeroizing<[u8; SCALAR_LEN]>> {
-        self.ecdh_uncompressed(peer.uncompressed())
+        let parsed = AGREEMENT_CACHE.get_or_parse(peer.uncompressed(), |bytes| {
+            agreement::ParsedPublicKey::try_from(agreement::UnparsedPublicKey::new(
+                &ECDH_P256, bytes,
+            ))
+            .map_err(|_| Error::invalid_point())
+        })?;
+        self.agree(agreement::ParsedPublicKey::clone(&parsed))
     }
 
     /// ECDH with a 65-byte uncompressed point that has not been validated yet: aws-lc parses
@@ -285,19 +304,21 @@ impl KeyPair {
         &self,
         peer: &[u8; UNCOMPRESSED_LEN],
     ) -> Result<Zeroizing<[u8; SCALAR_LEN]>> {
-        agreement::agree(
-            &self.agreement,
-            agreement::UnparsedPublicKey::new(&ECDH_P256, peer),
-            Error::invalid_point(),
-            |secret| {
-                let mut out = Zeroizing::new([0u8; SCALAR_LEN]);
-                if secret.len() != SCALAR_LEN {
-                    return Err(Error::internal());
-                }
-                out.copy_from_slice(secret);
-                Ok(out)
-            },
-        )
+        self.agree(agreement::UnparsedPublicKey::new(&ECDH_P256, peer))
+    }
+
+    fn agree<B: TryInto<agreement::ParsedPublicKey>>(
+        &self,
+        peer: B,
+    ) -> Result<Zeroizing<[u8; SCALAR_LEN]>> {
+        agreement::agree(&self.agreement, peer, Error::invalid_point(), |secret| {
+            let mut out = Zeroizing::new([0u8; SCALAR_LEN]);
+            if secret.len() != SCALAR_LEN {
+                return Err(Error::internal());
+            }
+            out.copy_from_slice(secret);
+            Ok(out)
+        })
     }
 }
 

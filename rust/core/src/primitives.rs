@@ -2,6 +2,8 @@
 //! and AES-GCM with 96-bit nonces. HKDF-Extract is done as an HMAC so that the PRK is available
 //! as bytes for RFC 9180's labeled steps; every PRK and derived key sits in a [`Zeroizing`] buffer.
 
+use std::sync::OnceLock;
+
 use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey, NONCE_LEN};
 use aws_lc_rs::{digest, hmac};
 use zeroize::Zeroizing;
@@ -23,8 +25,14 @@ pub fn sha256(data: &[u8]) -> [u8; HASH_LEN] {
 
 /// HKDF-Extract(salt, IKM) over the concatenation of `ikm_parts`.
 pub fn hkdf_extract(salt: &[u8], ikm_parts: &[&[u8]]) -> Zeroizing<[u8; HASH_LEN]> {
-    let key = hmac::Key::new(hmac::HMAC_SHA256, salt);
-    let mut ctx = hmac::Context::with_key(&key);
+    let mut ctx = if salt.is_empty() {
+        // RFC 9180 extracts with an empty salt (the KEM's shared secret, DeriveKeyPair, the
+        // key-schedule hashes): HMAC's key setup for it (two SHA-256 blocks) is done once.
+        static EMPTY_SALT: OnceLock<hmac::Key> = OnceLock::new();
+        hmac::Context::with_key(EMPTY_SALT.get_or_init(|| hmac::Key::new(hmac::HMAC_SHA256, b"")))
+    } else {
+        hmac::Context::with_key(&hmac::Key::new(hmac::HMAC_SHA256, salt))
+    };
     for part in ikm_parts {
         ctx.update(part);
     }
@@ -33,25 +41,40 @@ pub fn hkdf_extract(salt: &[u8], ikm_parts: &[&[u8]]) -> Zeroizing<[u8; HASH_LEN
     prk
 }
 
+/// A PRK ready for HKDF-Expand: HMAC's key setup done once for every expansion from it (aws-lc
+/// wipes the HMAC state when it is dropped).
+pub struct Prk(hmac::Key);
+
+impl Prk {
+    pub fn new(prk: &[u8]) -> Self {
+        Self(hmac::Key::new(hmac::HMAC_SHA256, prk))
+    }
+
+    /// HKDF-Expand(PRK, info, L) with `info` the concatenation of `info_parts`, filling `out`.
+    pub fn expand(&self, info_parts: &[&[u8]], out: &mut [u8]) -> Result<()> {
+        check_hkdf_output_len(out.len())?;
+        let mut previous = Zeroizing::new([0u8; HASH_LEN]);
+        for (index, chunk) in out.chunks_mut(HASH_LEN).enumerate() {
+            let mut ctx = hmac::Context::with_key(&self.0);
+            if index > 0 {
+                ctx.update(previous.as_ref());
+            }
+            for part in info_parts {
+                ctx.update(part);
+            }
+            // index < 255 by the length check above.
+            ctx.update(&[(index + 1) as u8]);
+            previous.copy_from_slice(ctx.sign().as_ref());
+            chunk.copy_from_slice(&previous[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
 /// HKDF-Expand(PRK, info, L) with `info` the concatenation of `info_parts`, filling `out`.
 pub fn hkdf_expand(prk: &[u8], info_parts: &[&[u8]], out: &mut [u8]) -> Result<()> {
     check_hkdf_output_len(out.len())?;
-    let key = hmac::Key::new(hmac::HMAC_SHA256, prk);
-    let mut previous = Zeroizing::new([0u8; HASH_LEN]);
-    for (index, chunk) in out.chunks_mut(HASH_LEN).enumerate() {
-        let mut ctx = hmac::Context::with_key(&key);
-        if index > 0 {
-            ctx.update(previous.as_ref());
-        }
-        for part in info_parts {
-            ctx.update(part);
-        }
-        // index < 255 by the length check above.
-        ctx.update(&[(index + 1) as u8]);
-        previous.copy_from_slice(ctx.sign().as_ref());
-        chunk.copy_from_slice(&previous[..chunk.len()]);
-    }
-    Ok(())
+    Prk::new(prk).expand(info_parts, out)
 }
 
 /// Checks an HKDF-Expand output length before anything is allocated for it.

@@ -137,18 +137,34 @@ fn open_export_bundle<'py>(
     let pinned = key_text_arg(signer_public_key, "signer_public_key")?;
     let organization_id = expected_arg(organization_id, "organization_id")?;
     let key = private_key_arg(client_key);
-    let sealed = py
+    // One release of the GIL for the checks and the decryption. A client key that did not
+    // convert is reported after the checks, as before: the checks run alone then.
+    let key = match key {
+        Ok(key) => key,
+        Err(err) => {
+            py.detach(|| {
+                envelope::verify_export(
+                    &bundle,
+                    pinned.input(),
+                    organization_id.as_deref(),
+                    sandbox_allowed,
+                )
+            })
+            .py_err()?;
+            return Err(err);
+        }
+    };
+    let plaintext = py
         .detach(|| {
-            envelope::verify_export(
+            envelope::open_export(
                 &bundle,
-                pinned.input(),
+                key.key(),
                 organization_id.as_deref(),
+                pinned.input(),
                 sandbox_allowed,
             )
         })
         .py_err()?;
-    let key = key?;
-    let plaintext = py.detach(|| sealed.open(key.key())).py_err()?;
     Ok(PyBytes::new(py, &plaintext))
 }
 

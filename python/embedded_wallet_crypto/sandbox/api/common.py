@@ -25,7 +25,9 @@ __all__ = [
     "answer",
     "error_responses",
     "idempotent",
+    "reply",
     "signed_answer",
+    "signed_reply",
 ]
 
 _DESCRIPTIONS = {
@@ -91,28 +93,39 @@ def _adapter(model: Any) -> TypeAdapter[Any]:
     return TypeAdapter(model)
 
 
-def answer(
-    db: Db, body: Any, *, status: int = 200, model: Any = None, exclude_none: bool = True
+def reply(
+    body: Any, *, status: int = 200, model: Any = None, exclude_none: bool = True
 ) -> JSONResponse:
-    """``body`` as the JSON answer, once the request's transaction is committed: through
-    ``model`` (the response model the route declares; without its None fields unless
-    ``exclude_none`` is off) when one is given. The route builds its whole answer in its one
-    hop to the thread pool (FastAPI passes a Response on as it is, without validating it in
-    the pool again)."""
+    """``body`` as the JSON answer: through ``model`` (the response model the route declares;
+    without its None fields unless ``exclude_none`` is off) when one is given. The route
+    builds its whole answer in its one hop to the thread pool (FastAPI passes a Response on as
+    it is, without validating it in the pool again)."""
     if model is not None:
         adapter = _adapter(model)
         body = adapter.dump_python(
             adapter.validate_python(body), mode="json", exclude_none=exclude_none
         )
-    db.commit()
     return JSONResponse(body, status_code=status)
+
+
+def answer(
+    db: Db, body: Any, *, status: int = 200, model: Any = None, exclude_none: bool = True
+) -> JSONResponse:
+    """:func:`reply`, once the request's transaction is committed."""
+    return committed(db, reply(body, status=status, model=model, exclude_none=exclude_none))
+
+
+def signed_reply(
+    status: int, body: dict[str, Any], *, model: Any, exclude_none: bool = True
+) -> JSONResponse:
+    """A signed retry's challenge as it is (202), or the result through the route's model."""
+    if status == 202:
+        return JSONResponse(body, status_code=202)
+    return reply(body, status=status, model=model, exclude_none=exclude_none)
 
 
 def signed_answer(
     db: Db, status: int, body: dict[str, Any], *, model: Any, exclude_none: bool = True
 ) -> JSONResponse:
-    """A signed retry's challenge as it is (202), or the result through the route's model;
-    once the request's transaction is committed."""
-    if status == 202:
-        return committed(db, JSONResponse(body, status_code=202))
-    return answer(db, body, status=status, model=model, exclude_none=exclude_none)
+    """:func:`signed_reply`, once the request's transaction is committed."""
+    return committed(db, signed_reply(status, body, model=model, exclude_none=exclude_none))

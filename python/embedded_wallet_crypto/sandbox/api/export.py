@@ -3,13 +3,13 @@ key; the mnemonic sealed to it with ``ewc.seal_export_bundle``)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Signed, Svc, require_platform
+from ..deps import require_platform, retry_headers
 from ..domain import export
 from ..models.wallet import ExportBody, ExportOut
-from .common import CHALLENGE_RESPONSE, PathId, error_responses, signed_answer
+from .common import CHALLENGE_RESPONSE, PathId, error_responses, signed_reply
 
 __all__ = ["router"]
 
@@ -25,10 +25,10 @@ router = APIRouter(
     response_model=ExportOut,
     responses=CHALLENGE_RESPONSE,
 )
-def export_wallet(
-    account_id: PathId, body: ExportBody, signed: Signed, db: Db, services: Svc
-) -> JSONResponse:
+def export_wallet(account_id: PathId, body: ExportBody, request: Request) -> JSONResponse:
     """Step 1: 202 with the ``clientPublicKey`` bound into ``payloadToSign``. Step 2 (the same
     body, stamped): 200 ``{id, encryptedWalletCredentials}``; 401 if the key was swapped."""
-    status, sealed = export.export_wallet(db, services, account_id, body.clientPublicKey, signed)
-    return signed_answer(db, status, sealed, model=ExportOut, exclude_none=False)
+    services = request.app.state.services
+    signed = retry_headers(request)
+    status, sealed = export.export_wallet(services, account_id, body.clientPublicKey, signed)
+    return signed_reply(status, sealed, model=ExportOut, exclude_none=False)

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, update
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.schema import CreateIndex
 
 from . import (
     tables_agents,
+    tables_control,
     tables_customer_ops,
     tables_events,
     tables_kyc,
@@ -38,6 +42,7 @@ TABLES = (
     tables_kyc,
     tables_events,
     tables_customer_ops,
+    tables_control,
 )
 
 
@@ -57,8 +62,12 @@ def sqlalchemy_url(database: str) -> str:
 
 
 def _sqlite_pragmas(connection: Any, _: Any) -> None:
+    """WAL, ``synchronous=NORMAL`` (a commit does not wait for the disk: a crash of the service
+    loses nothing, a power cut can lose the last commits; the signed-retry store in the same
+    file runs the same way), the lock wait and the foreign keys."""
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
@@ -80,6 +89,33 @@ def _refuse_nul(
             if isinstance(value, str) and "\x00" in value:
                 raise sqlite3.DataError("text cannot contain NUL (0x00) characters")
     return statement, parameters
+
+
+#: A pooled PostgreSQL connection that sat unused this long is tested (``SELECT 1``) before it
+#: is handed out, and replaced if the server dropped it (a restart, an idle timeout). One in
+#: steady use is not: that round trip would double a short request's.
+PING_AFTER_IDLE_SECONDS = 1.0
+
+
+def _returned(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+    record.info["returned_at"] = time.monotonic()
+
+
+def _ping_if_idle(dialect: Dialect) -> Callable[[Any, ConnectionPoolEntry, Any], None]:
+    """The pool's ``checkout`` listener: the ping of :data:`PING_AFTER_IDLE_SECONDS`."""
+
+    def checkout(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
+        returned = record.info.get("returned_at")
+        if returned is None or time.monotonic() - returned < PING_AFTER_IDLE_SECONDS:
+            return  # new, or in steady use
+        try:
+            alive = dialect.do_ping(dbapi_connection)
+        except Exception:
+            alive = False
+        if not alive:  # the pool discards it and hands out a new connection
+            raise DisconnectionError("the pooled connection was dropped")
+
+    return checkout
 
 
 class Database:
@@ -108,8 +144,23 @@ class Database:
                     "a postgresql:// database needs psycopg 3: "
                     "pip install 'embedded-wallet-crypto[postgres]'"
                 ) from None
-            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+            self.engine = create_engine(url, pool_size=10, max_overflow=20)
+            event.listen(self.engine, "checkin", _returned)
+            event.listen(self.engine, "checkout", _ping_if_idle(self.engine.dialect))
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite's driver begins no transaction for a SELECT: the engine as it is (setting and
+        # resetting AUTOCOMMIT on every checkout would be work for nothing).
+        self._reads = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
+
+    def reads(self) -> Connection:
+        """A connection for a request that only reads, each statement atomic on its own (no
+        transaction around them: no ``BEGIN``, ``COMMIT`` or ``ROLLBACK`` round trips). Close
+        it (``with``) before slow work: it holds one of the pool's connections."""
+        return self._reads.connect()
 
     @property
     def postgres_dsn(self) -> str | None:

@@ -8,7 +8,6 @@ account (no credential yet).
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime
 from typing import Any
 
@@ -16,11 +15,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ...mnemonic import generate_mnemonic
 from ..clock import iso
 from ..db.pages import PageRequest, page
 from ..db.tables_wallet import Customer, InternalAccount
-from ..ids import new_id
+from ..ids import new_id, random_hex
+from ..ids import new_mnemonic as seeded_mnemonic
 from ..models.customers import AccountType, CustomerCreate
 from ..services import Services
 from .currencies import currency, is_currency_code
@@ -44,8 +43,9 @@ CRYPTO_CURRENCIES = frozenset({"USDC", "USDT", "BTC"})
 
 
 def new_mnemonic() -> str:
-    """A fresh 12-word BIP-39 English mnemonic (128 bits of entropy and its checksum)."""
-    return generate_mnemonic(words=12)
+    """A fresh 12-word BIP-39 English mnemonic (128 bits of entropy and its checksum;
+    derived from ``--seed`` when given)."""
+    return seeded_mnemonic()
 
 
 def customer_body(customer: Customer) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, 
         if not is_currency_code(code):
             raise invalid(f"{code} is not a currency code.")
     customer_id = new_id("Customer")
-    platform_id = body.platformCustomerId or f"sandbox-{secrets.token_hex(6)}"
+    platform_id = body.platformCustomerId or f"sandbox-{random_hex(6, 'customer')}"
     details = body.model_dump(
         include={"fullName", "birthDate", "nationality", "address", "businessInfo"},
         exclude_none=True,

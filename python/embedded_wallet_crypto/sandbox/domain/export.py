@@ -1,42 +1,85 @@
 """The wallet export: a signed retry binding the client's key (``EXPORT_WALLET``), then the
-wallet's mnemonic sealed to that key with ``ewc.seal_export_bundle``."""
+wallet's mnemonic sealed to that key with ``ewc.seal_export_bundle``.
+
+Both legs only read the service's tables, one statement each, outside a transaction
+(:meth:`~..db.engine.Database.reads`): the first the account, the second the account, its
+secret and its active session keys together. The connection goes back to the pool before the
+signed-retry store is used (the claim waits for the disk)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, bindparam, select
 
 from ...export import seal_export_bundle
 from ...signed_retry import Operation, VerifiedRetry
+from ..db.base import UtcDateTime
+from ..db.tables_wallet import InternalAccount, WalletSession
 from ..services import Services
-from .wallet import RetryHeaders, find_wallet, signed_step
+from .wallet import RetryHeaders, no_wallet, retry_step, wallet_id
 
 __all__ = ["export_wallet"]
 
+_TYPE = select(InternalAccount.type).where(InternalAccount.id == bindparam("id"))
+
+#: The account's type and secret with each active session's key and credential (one row with
+#: no session when it has none).
+_SECRET_AND_KEYS = (
+    select(
+        InternalAccount.type,
+        InternalAccount.wallet_secret,
+        WalletSession.public_key,
+        WalletSession.auth_method_id,
+    )
+    .outerjoin(
+        WalletSession,
+        and_(
+            WalletSession.account_id == InternalAccount.id,
+            WalletSession.revoked.is_(False),
+            WalletSession.expires_at > bindparam("now", type_=UtcDateTime()),
+        ),
+    )
+    .where(InternalAccount.id == bindparam("id"))
+    .order_by(WalletSession.created_at)
+)
+
 
 def export_wallet(
-    db: Session, services: Services, account_id: str, client_public_key: str, headers: RetryHeaders
+    services: Services, account_id: str, client_public_key: str, headers: RetryHeaders
 ) -> tuple[int, dict[str, Any]]:
     """Step 1: 202 with ``client_public_key`` bound into ``payloadToSign``. Step 2 (the same
     body, stamped): 200 ``{id, encryptedWalletCredentials}``; 401 if the key was swapped."""
-    account = find_wallet(db, account_id)
-    step = signed_step(
-        db,
+    account_id = wallet_id(account_id)
+    keys: dict[str, str | None] = {}
+    with services.database.reads() as connection:
+        if not headers.present:
+            kind = connection.execute(_TYPE, {"id": account_id}).scalar()
+            secret = None
+        else:
+            rows = connection.execute(
+                _SECRET_AND_KEYS, {"id": account_id, "now": services.clock.now()}
+            ).all()
+            kind, secret = (rows[0].type, rows[0].wallet_secret) if rows else (None, None)
+            keys = {row.public_key: row.auth_method_id for row in rows if row.public_key}
+    if kind != "EMBEDDED_WALLET":
+        raise no_wallet()
+    step = retry_step(
         services,
         headers,
-        account_id=account.id,
+        keys,
+        account_id=account_id,
         operation=Operation.EXPORT_WALLET,
-        parameters={"walletId": account.id},
+        parameters={"walletId": account_id},
         client_public_key=client_public_key,
     )
     if not isinstance(step, VerifiedRetry):
         return 202, step
-    assert account.wallet_secret is not None
+    assert secret is not None
     sealed = seal_export_bundle(
         client_public_key,
-        account.wallet_secret,
+        secret,
         organization_id=services.organization_id,
         signer=services.service_signer,
     )
-    return 200, {"id": account.id, "encryptedWalletCredentials": sealed}
+    return 200, {"id": account_id, "encryptedWalletCredentials": sealed}

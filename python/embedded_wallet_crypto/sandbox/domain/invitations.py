@@ -9,7 +9,6 @@ after the INVITATION_CLAIMED event.
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime
 from typing import Any, Final
 
@@ -20,6 +19,7 @@ from ..clock import as_datetime, iso
 from ..db.engine import lock
 from ..db.tables_agents import Invitation
 from ..db.tables_wallet import Customer
+from ..ids import random_hex
 from ..models.invitations import InvitationClaim, InvitationCreate
 from ..services import Services
 from .currencies import currency
@@ -137,7 +137,7 @@ def create_invitation(
     if expires is not None and expires <= now:
         raise invalid("expiresAt must be in the future.")
     invitation = Invitation(
-        code=secrets.token_hex(5),
+        code=random_hex(5, "invitation"),
         inviter_uma=inviter,
         first_name=body.firstName,
         amount=body.amountToSend,

@@ -17,6 +17,7 @@ from ...keys import KeyPair
 from ...otp import seal_target_bundle
 from ..clock import iso
 from ..db.tables_wallet import AuthMethod, OtpTarget, PasskeyChallenge, PasskeyData
+from ..ids import new_key_pair
 from ..models.wallet import ChallengeBody, VerifyBody
 from ..services import CHALLENGE_SECONDS, Services
 from .errors import INVALID_OIDC, Refusal, invalid
@@ -35,7 +36,7 @@ def required(value: Any, name: str, kind: str) -> Any:
 def send_code(db: Session, services: Services, credential: AuthMethod) -> str:
     """Email a fresh code; returns the ``otpEncryptionTargetBundle`` of a new target key."""
     issued = services.otp.issue(credential.id)
-    target = KeyPair.generate()
+    target = new_key_pair("otp-target")
     row = db.get(OtpTarget, credential.id)
     if row is None:
         row = OtpTarget(auth_method_id=credential.id, private_key="", created_at=issued.expires_at)

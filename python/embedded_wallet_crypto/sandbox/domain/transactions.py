@@ -12,7 +12,6 @@ pass the source's ceiling is not made (the body's ``refund`` shows it ``FAILED``
 from __future__ import annotations
 
 import logging
-import secrets
 from datetime import datetime, timezone
 from typing import Any
 
@@ -20,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from ..clock import Clock, iso
 from ..db.tables_payments import Quote, Transaction
-from ..ids import new_id
+from ..ids import new_id, random_hex
 from .balances import credit
 from .currencies import currency
 from .payment_tables import Step
@@ -106,7 +105,7 @@ def new_transaction(
         destination_currency=destination_currency,
         received_amount=received_amount,
         description=description,
-        reference=f"SBX-{secrets.token_hex(5).upper()}",
+        reference=f"SBX-{random_hex(5, 'reference').upper()}",
         failure_reason=None,
         extra={
             "platform": platform,

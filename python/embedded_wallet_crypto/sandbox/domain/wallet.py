@@ -17,13 +17,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...keys import KeyPair, compress_public_key, parse_public_key
+from ...keys import compress_public_key, parse_public_key
 from ...session import seal_session_key
 from ...signed_retry import Operation, VerifiedRetry
 from ..clock import iso
 from ..db.engine import lock
 from ..db.tables_wallet import AuthMethod, InternalAccount, WalletSession
-from ..ids import id_part, new_id
+from ..ids import id_part, new_id, new_key_pair
 from ..services import SESSION_SECONDS, Services
 from .errors import INVALID_SIGNATURE, Refusal, invalid, not_found
 
@@ -38,23 +38,35 @@ __all__ = [
     "issue_session",
     "list_sessions",
     "lock_account",
+    "no_wallet",
+    "retry_step",
     "revoke_session",
     "session_body",
     "session_keys",
     "signed_step",
+    "wallet_id",
 ]
 
 
-def _no_wallet() -> Refusal:
+def no_wallet() -> Refusal:
+    """404: no embedded-wallet account has the id."""
     return not_found("No embedded-wallet account has this id.")
+
+
+def wallet_id(account_id: str) -> str:
+    """The stored id (``InternalAccount:<id>``) of an account named ``InternalAccount:<id>`` or
+    ``EmbeddedWallet:<id>``; a 404 :class:`Refusal` for any other name."""
+    part = id_part(account_id, "InternalAccount", "EmbeddedWallet")
+    if not part:
+        raise no_wallet()
+    return f"InternalAccount:{part}"
 
 
 def find_wallet(db: Session, account_id: str) -> InternalAccount:
     """The EMBEDDED_WALLET account named ``InternalAccount:<id>`` or ``EmbeddedWallet:<id>``."""
-    part = id_part(account_id, "InternalAccount", "EmbeddedWallet")
-    account = db.get(InternalAccount, f"InternalAccount:{part}") if part else None
+    account = db.get(InternalAccount, wallet_id(account_id))
     if account is None or account.type != "EMBEDDED_WALLET":
-        raise _no_wallet()
+        raise no_wallet()
     return account
 
 
@@ -65,7 +77,7 @@ def lock_account(db: Session, account_id: str) -> InternalAccount:
     shares the database file, and the lock holds the file's write lock."""
     account = db.get(InternalAccount, account_id)
     if account is None:
-        raise _no_wallet()
+        raise no_wallet()
     lock(db, account)
     return account
 
@@ -137,8 +149,16 @@ def active_sessions(db: Session, account_id: str, now: datetime) -> list[WalletS
 
 
 def session_keys(db: Session, account_id: str, now: datetime) -> dict[str, str | None]:
-    """The account's active session keys -> the credential that issued each."""
-    return {row.public_key: row.auth_method_id for row in active_sessions(db, account_id, now)}
+    """The account's active session keys -> the credential that issued each (two columns, no
+    session objects loaded)."""
+    rows = db.execute(
+        select(WalletSession.public_key, WalletSession.auth_method_id)
+        .where(WalletSession.account_id == account_id)
+        .where(WalletSession.revoked.is_(False))
+        .where(WalletSession.expires_at > now)
+        .order_by(WalletSession.created_at)
+    )
+    return {row.public_key: row.auth_method_id for row in rows}
 
 
 def issue_session(
@@ -150,7 +170,7 @@ def issue_session(
     raw = parse_public_key(client_public_key)  # InvalidKey (400) for a bad point
     sealed = None
     if len(client_public_key) == 130:  # uncompressed SEC1 hex (the body's pattern)
-        key = KeyPair.generate()
+        key = new_key_pair("session")
         sealed = seal_session_key(raw, key)
         public_key = key.public_key_hex(compressed=True)
     else:
@@ -204,7 +224,34 @@ def signed_step(
     client_public_key: str | None = None,
 ) -> VerifiedRetry | dict[str, str]:
     """Either leg of a signed retry: without signature headers, the 202 challenge body (a
-    dict); with them, the verified retry (its request id now used)."""
+    dict); with them, the verified retry (its request id now used), the account's session keys
+    read in ``db``."""
+    keys = session_keys(db, account_id, services.clock.now()) if headers.present else {}
+    return retry_step(
+        services,
+        headers,
+        keys,
+        account_id=account_id,
+        operation=operation,
+        parameters=parameters,
+        credential_type=credential_type,
+        client_public_key=client_public_key,
+    )
+
+
+def retry_step(
+    services: Services,
+    headers: RetryHeaders,
+    keys: dict[str, str | None],
+    *,
+    account_id: str,
+    operation: Operation,
+    parameters: dict[str, Any],
+    credential_type: str | None = None,
+    client_public_key: str | None = None,
+) -> VerifiedRetry | dict[str, str]:
+    """:func:`signed_step` with the account's active session keys (key -> credential) already
+    read (unused on the first leg)."""
     if not headers.present:
         challenge = services.signed_retry.issue(
             account_id=account_id,
@@ -218,7 +265,7 @@ def signed_step(
     return services.signed_retry.verify(
         request_id=headers.request_id,
         stamp=headers.stamp,
-        account_session_keys=session_keys(db, account_id, services.clock.now()),
+        account_session_keys=keys,
         request_body_client_public_key=client_public_key,
         account_id=account_id,
         expected_operation=operation,

@@ -27,7 +27,9 @@ use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
 use crate::hpke::{self, Aad, PROFILE_INFO};
-use crate::p256::{KeyPair, PublicKey};
+use std::sync::Arc;
+
+use crate::p256::{cached_verifying_key, decode_key_hex, KeyPair, PublicKey, VerifyingKey};
 
 pub mod export;
 pub mod import;
@@ -97,7 +99,7 @@ pub(crate) fn text_field<'a>(
 
 /// Strict hex: either case, even length, nothing else.
 pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
-    hex::decode(text).ok()
+    crate::p256::decode_hex(text)
 }
 
 pub(crate) fn hex_field(
@@ -140,9 +142,13 @@ impl<'a> From<&'a str> for KeyInput<'a> {
     }
 }
 
-/// The pinned signer, parsed where the checks reach it.
-pub(crate) fn pinned_key(pinned: KeyInput<'_>) -> Result<PublicKey> {
-    pinned.parse()
+/// The pinned signer, parsed where the checks reach it, through the process-wide cache of
+/// verifying keys (one signer pins every envelope: its point is validated once).
+pub(crate) fn pinned_key(pinned: KeyInput<'_>) -> Result<Arc<VerifyingKey>> {
+    match pinned {
+        KeyInput::Sec1(bytes) => cached_verifying_key(bytes),
+        KeyInput::Hex(text) => cached_verifying_key(&decode_key_hex(text)?),
+    }
 }
 
 pub(crate) fn require_text<'a>(value: &'a str, name: &str) -> Result<&'a str> {
@@ -207,5 +213,17 @@ mod tests {
         assert_eq!(parse("[").unwrap_err().reason(), "x is not valid JSON");
         assert_eq!(parse("[").unwrap_err().code(), MALFORMED);
         assert_eq!(parse(r#"{"a":"b"}"#).unwrap().text("a"), Some("b"));
+    }
+
+    #[test]
+    fn unhex_is_strict() {
+        assert_eq!(unhex("00aBff"), Some(vec![0, 0xab, 0xff]));
+        assert_eq!(unhex(""), Some(vec![]));
+        for bad in ["0x00", "0X00", "abc", "zz", " 00", "00 ", "0g"] {
+            assert_eq!(unhex(bad), None, "{bad}");
+        }
+        let long = "0123456789ABCDEFabcdef".repeat(50);
+        assert_eq!(unhex(&long), hex::decode(&long).ok());
+        assert_eq!(unhex(&format!("{long}x")), None);
     }
 }

@@ -8,19 +8,18 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::json::{compact_json, Field, Object};
-use crate::p256::{self, KeyPair, PublicKey};
+use crate::p256::{KeyPair, VerifyingKey};
 
 /// Signer pinned (the embedded key, hex of the 65-byte form, must be the pinned key), then the
 /// DER signature over `message` with the pinned key (high-S accepted).
 fn verify_by_pinned(
-    pinned: &PublicKey,
+    pinned: &VerifyingKey,
     embedded_signer: &str,
     message: &[u8],
     signature_hex: &str,
     what: &str,
 ) -> Result<()> {
-    let pinned = pinned.uncompressed();
-    if unhex(embedded_signer).as_deref() != Some(pinned.as_slice()) {
+    if unhex(embedded_signer).as_deref() != Some(pinned.public_key().uncompressed().as_slice()) {
         return Err(Error::envelope(
             "ENVELOPE_SIGNER_NOT_PINNED",
             format!("the {what} is signed by a key that is not the pinned signer"),
@@ -33,7 +32,7 @@ fn verify_by_pinned(
         )
     };
     let signature = unhex(signature_hex).ok_or_else(invalid)?;
-    match p256::verify_signature(pinned, message, &signature) {
+    match pinned.verify_der(message, &signature) {
         Ok(true) => Ok(()),
         _ => Err(invalid()), // not strict DER (an empty signature included), or wrong
     }
@@ -102,7 +101,7 @@ pub fn build_signed(data: &[u8], signer: Option<&KeyPair>) -> Result<String> {
 /// it may name no signer).
 pub(super) fn check_legacy_signature(
     document: &Object,
-    pinned: &PublicKey,
+    pinned: &VerifyingKey,
     signed: &[u8],
     signature: &str,
     what: &str,
@@ -129,7 +128,7 @@ pub(super) fn check_legacy_signature(
     }
     let pinned_hex;
     let signer = if signer.is_empty() {
-        pinned_hex = hex::encode(pinned.uncompressed());
+        pinned_hex = hex::encode(pinned.public_key().uncompressed());
         pinned_hex.as_str()
     } else {
         signer

@@ -1,0 +1,158 @@
+"""The request log behind ``GET /sandbox/requests`` (sandbox only): the method, the path (with
+code parameters hidden, never the query), the status, the duration and the error ``code`` of
+each answered request; never a header or a body.
+
+Kept in the database, so that every process of ``ewc serve --workers N`` (and every service on
+one database) lists the same requests: each process collects its requests in memory and its
+worker writes them in one insert per tick (0.1 s), so a request costs no write of its own; the
+process that answers ``GET /sandbox/requests`` writes its own first, another process's newest
+requests may be up to a tick late. The table keeps the newest :data:`MAX_RECORDS` rows (older
+ones are deleted at each write), and a process holds at most :data:`MAX_PENDING` unwritten
+ones (past that the oldest are dropped): bounded in memory and on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote, unquote
+
+from sqlalchemy import delete, insert, select
+
+from .clock import Clock, iso
+from .db.engine import Database
+from .db.tables_control import RequestRecord
+
+__all__ = [
+    "LOGGED_PATH_CHARACTERS",
+    "MAX_PENDING",
+    "MAX_RECORDS",
+    "RequestLog",
+    "error_code",
+    "logged_path",
+]
+
+#: The most requests the database keeps (the newest).
+MAX_RECORDS = 1000
+#: The most requests a process holds before its worker writes them.
+MAX_PENDING = 1000
+#: The longest path written to a log (longer ones are cut, with "...").
+LOGGED_PATH_CHARACTERS = 200
+#: The most bytes of an error answer read to find its ``code``.
+_CODE_BYTES = 4096
+
+
+def logged_path(scope: MutableMapping[str, Any]) -> str:
+    """The request's path for a log, as received (percent-encoded), without the query string,
+    and with the path parameters that are codes (a device code, an invitation code: their names
+    end in ``code``) shown as ``{name}``."""
+    raw = scope.get("raw_path")
+    path = raw.decode("ascii", "backslashreplace") if raw else quote(str(scope.get("path")))
+    parameters = scope.get("path_params")  # filled in by the router once a route matched
+    if isinstance(parameters, dict):
+        hidden = {
+            str(value): "{" + str(name) + "}"
+            for name, value in parameters.items()
+            if str(name).lower().endswith("code")
+        }
+        if hidden:
+            path = "/".join(hidden.get(unquote(part), part) for part in path.split("/"))
+    if len(path) > LOGGED_PATH_CHARACTERS:
+        path = path[:LOGGED_PATH_CHARACTERS] + "..."
+    return path
+
+
+def error_code(body: bytes) -> str | None:
+    """The ``code`` of an error answer's JSON body, if it has one."""
+    try:
+        parsed = json.loads(body[:_CODE_BYTES])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    code = parsed.get("code") if isinstance(parsed, dict) else None
+    return code[:100] if isinstance(code, str) else None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    at: datetime
+    method: str
+    path: str
+    status: int
+    duration_ms: float
+    code: str | None
+
+
+class RequestLog:
+    """One process's unwritten requests, and their writing to the database."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self._pending: deque[_Entry] = deque(maxlen=MAX_PENDING)
+        self._writing = threading.Lock()
+
+    def record(
+        self, method: str, path: str, status: int, duration_ms: float, code: str | None
+    ) -> None:
+        """Note one answered request (in memory; :meth:`flush` writes it)."""
+        self._pending.append(
+            _Entry(Clock.now(), method[:10], path, status, round(duration_ms, 3), code)
+        )
+
+    def flush(self) -> None:
+        """Write the noted requests in one insert, and keep only the newest rows."""
+        with self._writing:
+            entries = []
+            while self._pending:
+                entries.append(self._pending.popleft())
+            if not entries:
+                return
+            with self.database.sessions() as db:
+                db.execute(
+                    insert(RequestRecord),
+                    [
+                        {
+                            "at": entry.at,
+                            "method": entry.method,
+                            "path": entry.path,
+                            "status": entry.status,
+                            "duration_ms": entry.duration_ms,
+                            "code": entry.code,
+                        }
+                        for entry in entries
+                    ],
+                )
+                newest = db.scalar(
+                    select(RequestRecord.id)
+                    .order_by(RequestRecord.id.desc())
+                    .offset(MAX_RECORDS - 1)
+                    .limit(1)
+                )
+                if newest is not None:
+                    db.execute(delete(RequestRecord).where(RequestRecord.id < newest))
+                db.commit()
+
+    def recent(self, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` requests, newest first (this process's written first)."""
+        self.flush()
+        with self.database.sessions() as db:
+            rows = db.scalars(
+                select(RequestRecord)
+                .order_by(RequestRecord.at.desc(), RequestRecord.id.desc())
+                .limit(limit)
+            ).all()
+            return [
+                {
+                    "at": iso(row.at),
+                    "method": row.method,
+                    "path": row.path,
+                    "status": row.status,
+                    "durationMs": row.duration_ms,
+                    "code": row.code,
+                }
+                for row in rows
+            ]
