@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.control import ClockOut, FaultList, FaultOut, RequestList
 from ...sandbox.models.customers import InternalAccountOut
 from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
 from ...sandbox.models.transactions import TransactionOut
@@ -28,6 +29,13 @@ ROWS: tuple[Operation, ...] = (
     _("sandbox",            "list_events",             "GET",    "/sandbox/events",                             "sandboxListEvents",                True, paginated=PAGES, response_model=EventList),
     _("sandbox",            "resend_event",            "POST",   "/sandbox/events/{eventId}/resend",            "sandboxResendEvent",               False, response_model=EventOut),
     _("sandbox",            "trigger_event",           "POST",   "/sandbox/events/trigger",                     "sandboxTriggerEvent",              False, response_model=EventOut),
+    _("sandbox",            "get_clock",               "GET",    "/sandbox/clock",                              "sandboxGetClock",                  True, response_model=ClockOut),
+    _("sandbox",            "advance_clock",           "POST",   "/sandbox/clock/advance",                      "sandboxAdvanceClock",              False, response_model=ClockOut),
+    _("sandbox",            "reset",                   "POST",   "/sandbox/reset",                              "sandboxReset",                     False),
+    _("sandbox",            "list_requests",           "GET",    "/sandbox/requests",                           "sandboxListRequests",              True, response_model=RequestList),
+    _("sandbox",            "add_fault",               "POST",   "/sandbox/faults",                             "sandboxAddFault",                  False, response_model=FaultOut),
+    _("sandbox",            "list_faults",             "GET",    "/sandbox/faults",                             "sandboxListFaults",                True, response_model=FaultList),
+    _("sandbox",            "clear_faults",            "DELETE", "/sandbox/faults",                             "sandboxClearFaults",               True),
 )
 # fmt: on
 del _, P, PAGES
