@@ -26,12 +26,12 @@ _PATTERNS = [
 
 
 def operation_of(method: str, path: str) -> Operation | None:
-    """The row of the table that serves ``method path`` (a path under the base URL); the
-    first that matches, in table order (``/agents/me`` before ``/agents/{agentId}``)."""
-    for op, pattern in _PATTERNS:
-        if op.method == method and pattern.match(path):
-            return op
-    return None
+    """The row of the table that serves ``method path`` (a path under the base URL): of
+    those that match, the one with the fewest parameters (``/agents/me`` before
+    ``/agents/{agentId}``, ``/customers/internal-accounts`` before ``/customers/{customerId}``),
+    as the service routes them."""
+    matching = [op for op, pattern in _PATTERNS if op.method == method and pattern.match(path)]
+    return min(matching, key=lambda op: len(op.path_params), default=None)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import runpy
 import typing
 import uuid
 from typing import Any
@@ -17,9 +18,15 @@ import httpx
 import pytest
 import yaml
 from conftest import REPO
-from embedded_wallet_crypto.client import GROUPS, OPERATIONS, ApiError, Client
-from embedded_wallet_crypto.client._group_types import ASYNC_GROUPS, SYNC_GROUPS
+from embedded_wallet_crypto.client import GROUPS, OPERATIONS, ApiError, AsyncClient, Client
+from embedded_wallet_crypto.client._group_types import (
+    ASYNC_GROUPS,
+    SYNC_GROUPS,
+    AsyncGroups,
+    SyncGroups,
+)
 from embedded_wallet_crypto.client._groups import AsyncListOperation, SyncListOperation
+from embedded_wallet_crypto.client._operations import AREAS
 from embedded_wallet_crypto.client._operations import operation as table_row
 from embedded_wallet_crypto.sandbox.app import ROUTERS
 from embedded_wallet_crypto.sandbox.models.wallet import SignedRequestChallengeOut
@@ -161,11 +168,25 @@ def test_the_typed_groups_are_the_tables() -> None:
                     assert arguments[1] is item, op.qualified_name
 
 
+def test_the_typed_groups_are_generated_from_the_table() -> None:
+    """The typed groups are written from the table (``scripts/client_group_types.py``): one
+    source of truth, the sync and async classes derived from its rows."""
+    generator = runpy.run_path(str(REPO / "scripts" / "client_group_types.py"))
+    assert generator["stale"]() == [], "run scripts/client_group_types.py"
+
+
 def test_the_table_is_consistent() -> None:
+    # One area (a module of the table) per group: its GROUPS name it, its ROWS are all of it.
+    owners = [group for area in AREAS for group in area.GROUPS]
+    assert len(owners) == len(set(owners)) == len(GROUPS)
+    for area in AREAS:
+        assert {op.group for op in area.ROWS} == set(area.GROUPS), area.__name__
     names = [op.qualified_name for op in OPERATIONS]
     assert len(set(names)) == len(names)
     assert {op.group for op in OPERATIONS} == set(GROUPS)
-    assert set(Client.__annotations__) == set(GROUPS)  # one typed attribute per group
+    assert issubclass(Client, SyncGroups) and issubclass(AsyncClient, AsyncGroups)
+    for typed in (SyncGroups, AsyncGroups):  # one typed attribute per group
+        assert set(typing.get_type_hints(typed)) == set(GROUPS)
     for op in OPERATIONS:
         assert op.method in ("GET", "POST", "PUT", "PATCH", "DELETE")
         assert not op.multipart or op.method in ("POST", "PUT")
@@ -263,7 +284,7 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("verifications.create_kyc_link", customer.id, body={"redirectUri": "https://app.test/"})
     csv = b"umaAddress,platformCustomerId,customerType\n$csv@sandbox.test,csv-1,INDIVIDUAL\n"
     job = run("customers.upload_csv", body={"file": ("customers.csv", csv)})
-    run("customers.get_bulk_job", job["jobId"])
+    run("customers.get_bulk_job", job.jobId)
     spare = api.customers.create(body={"customerType": "INDIVIDUAL"})
     run("customers.delete", spare.id)
     usd = customer.accounts["USD"].id
@@ -331,7 +352,7 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("uma_providers.list", limit=2)
     run("vasps.list")
     run("discoveries.list", country="PH")
-    business = api.customers.create(body={"customerType": "BUSINESS"})["id"]
+    business = api.customers.create(body={"customerType": "BUSINESS"}).id
     person = {
         "firstName": "Jo",
         "lastName": "Doe",
@@ -371,8 +392,8 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("sandbox.webhook_public_key")
     run("sandbox.send_test_webhook")  # no webhookEndpoint in this module
     triggered = run("sandbox.trigger_event", body={"type": "INVITATION.CLAIMED"})
-    assert triggered["status"] == "NO_ENDPOINT"
-    assert run("sandbox.list_events", type="INVITATION.CLAIMED")["data"][0]["id"] == triggered["id"]
+    assert triggered.status == "NO_ENDPOINT"
+    assert run("sandbox.list_events", type="INVITATION.CLAIMED").data[0].id == triggered.id
     run("sandbox.resend_event", f"Webhook:{uuid.uuid4()}")
     # Agents: the platform's side, the redemption, then the agent's own endpoints.
     policy = {

@@ -163,7 +163,10 @@ def test_an_answer_is_read_into_its_model() -> None:
     assert read_answer(typed, 204, None) is None
     challenge = {"payloadToSign": "{}", "requestId": "r", "expiresAt": "2025-01-01T00:00:00Z"}
     assert isinstance(read_answer(signed, 202, challenge), SignedRequestChallengeOut)
-    assert read_answer(typed, 202, {"requestId": "r"}) == {"requestId": "r"}  # not retry-signed
+    # Another operation's 202 (an accepted job) is its answer, read into its model.
+    assert read_answer(typed, 202, {"id": "1", "secret": "s"}) == Thing(id="1", secret="s")
+    with pytest.raises(ClientError):
+        read_answer(typed, 202, {"requestId": "r"})
     with pytest.raises(ClientError) as wrong:
         read_answer(typed, 200, {"id": 5, "secret": "hunter2-secret"})
     assert wrong.value.code == "RESPONSE_INVALID"
@@ -292,13 +295,20 @@ def test_document_uploads_are_forms() -> None:
 
     def record(request: httpx.Request) -> httpx.Response:
         sent.append(request)
-        return httpx.Response(201, json={"id": "Document:1"})
+        return httpx.Response(201, json=document)
 
+    document = {
+        "id": "Document:1",
+        "documentHolder": "Customer:1",
+        "documentType": "PASSPORT",
+        "country": "US",
+        "fileName": "p.pdf",
+        "createdAt": "2025-10-03T12:30:00Z",
+    }
     api = _offline(record)
     form = {"documentType": "PASSPORT", "country": "US", "file": ("p.pdf", b"%PDF-1.7\r\n\x00")}
-    assert api.documents.upload(body={**form, "documentHolder": "Customer:1"}) == {
-        "id": "Document:1"
-    }
+    uploaded = api.documents.upload(body={**form, "documentHolder": "Customer:1"})
+    assert uploaded.model_dump(mode="json", exclude_unset=True) == document
     (upload,) = sent
     kind = upload.headers["Content-Type"]
     assert kind.startswith("multipart/form-data; boundary=")

@@ -24,22 +24,7 @@ from ._flows import (
     redeem_flow,
     webhook_key_flow,
 )
-from ._group_types import (
-    ASYNC_GROUPS,
-    AsyncAgentOperations,
-    AsyncAgentsOperations,
-    AsyncAuthOperations,
-    AsyncConfigOperations,
-    AsyncCustomersOperations,
-    AsyncExternalAccountsOperations,
-    AsyncInternalAccountsOperations,
-    AsyncInvitationsOperations,
-    AsyncQuotesOperations,
-    AsyncSandboxOperations,
-    AsyncTransactionsOperations,
-    AsyncTransfersOperations,
-    AsyncVerificationsOperations,
-)
+from ._group_types import ASYNC_GROUPS, AsyncGroups
 from ._groups import AsyncGroup, with_agent
 from ._login import (
     add_credential_flow,
@@ -66,7 +51,7 @@ __all__ = ["AsyncClient"]
 T = TypeVar("T")
 
 
-class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
+class AsyncClient(ClientBase[httpx.AsyncBaseTransport], AsyncGroups):
     """The service's client for asyncio: the arguments, operations and flows of
     :class:`Client`, each a coroutine (``await client.quotes.get(quote_id)``; lists page with
     ``async for``). Callbacks (``read_otp``, an authenticator, an OIDC token source) may be
@@ -94,26 +79,6 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     service's published API reference (``client.quotes.execute(quote_id, session=...)``); the
     table of them is :data:`OPERATIONS`.
     """
-
-    config: AsyncConfigOperations
-    customers: AsyncCustomersOperations
-    internal_accounts: AsyncInternalAccountsOperations
-    external_accounts: AsyncExternalAccountsOperations
-    transfers: AsyncTransfersOperations
-    quotes: AsyncQuotesOperations
-    transactions: AsyncTransactionsOperations
-    invitations: AsyncInvitationsOperations
-    verifications: AsyncVerificationsOperations
-    auth: AsyncAuthOperations
-    agents: AsyncAgentsOperations
-    agent: AsyncAgentOperations
-    sandbox: AsyncSandboxOperations
-    tokens: AsyncGroup
-    exchange_rates: AsyncGroup
-    uma_providers: AsyncGroup
-    vasps: AsyncGroup
-    discoveries: AsyncGroup
-    documents: AsyncGroup
 
     def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -22,22 +22,7 @@ from ._flows import (
     redeem_flow,
     webhook_key_flow,
 )
-from ._group_types import (
-    SYNC_GROUPS,
-    AgentOperations,
-    AgentsOperations,
-    AuthOperations,
-    ConfigOperations,
-    CustomersOperations,
-    ExternalAccountsOperations,
-    InternalAccountsOperations,
-    InvitationsOperations,
-    QuotesOperations,
-    SandboxOperations,
-    TransactionsOperations,
-    TransfersOperations,
-    VerificationsOperations,
-)
+from ._group_types import SYNC_GROUPS, SyncGroups
 from ._groups import SyncGroup, with_agent
 from ._login import (
     add_credential_flow,
@@ -64,7 +49,7 @@ __all__ = ["Client"]
 T = TypeVar("T")
 
 
-class Client(ClientBase[httpx.BaseTransport]):
+class Client(ClientBase[httpx.BaseTransport], SyncGroups):
     """The service's client (blocking).
 
     Args:
@@ -89,26 +74,6 @@ class Client(ClientBase[httpx.BaseTransport]):
     service's published API reference (``client.quotes.execute(quote_id, session=...)``); the
     table of them is :data:`OPERATIONS`.
     """
-
-    config: ConfigOperations
-    customers: CustomersOperations
-    internal_accounts: InternalAccountsOperations
-    external_accounts: ExternalAccountsOperations
-    transfers: TransfersOperations
-    quotes: QuotesOperations
-    transactions: TransactionsOperations
-    invitations: InvitationsOperations
-    verifications: VerificationsOperations
-    auth: AuthOperations
-    agents: AgentsOperations
-    agent: AgentOperations
-    sandbox: SandboxOperations
-    tokens: SyncGroup
-    exchange_rates: SyncGroup
-    uma_providers: SyncGroup
-    vasps: SyncGroup
-    discoveries: SyncGroup
-    documents: SyncGroup
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -17,7 +17,11 @@ from ..domain.agents.policy import require_permission
 from ..domain.errors import invalid, not_found
 from ..models.common import ErrorOut
 from ..models.customers import AccountType, InternalAccountList
-from ..models.external_accounts import ExternalAccountCreate
+from ..models.external_accounts import (
+    ExternalAccountCreate,
+    ExternalAccountList,
+    ExternalAccountOut,
+)
 from .common import PathId, answer, error_responses
 
 __all__ = ["router"]
@@ -57,7 +61,7 @@ def list_my_internal_accounts(
     return answer(db, listed, model=InternalAccountList)
 
 
-@router.get("/agents/me/external-accounts")
+@router.get("/agents/me/external-accounts", response_model=ExternalAccountList)
 def list_my_external_accounts(
     agent: Me, db: Db, paging: Paging, currency: _Currency = None
 ) -> JSONResponse:
@@ -69,7 +73,7 @@ def list_my_external_accounts(
     return answer(db, listed)
 
 
-@router.post("/agents/me/external-accounts", status_code=201)
+@router.post("/agents/me/external-accounts", status_code=201, response_model=ExternalAccountOut)
 def create_my_external_account(
     body: ExternalAccountCreate, agent: Me, db: Db, services: Svc
 ) -> JSONResponse:
@@ -82,7 +86,7 @@ def create_my_external_account(
     return answer(db, created, status=201)
 
 
-@router.get("/agents/me/external-accounts/{externalAccountId}")
+@router.get("/agents/me/external-accounts/{externalAccountId}", response_model=ExternalAccountOut)
 def get_my_external_account(externalAccountId: PathId, agent: Me, db: Db) -> JSONResponse:
     """One external account of the agent's customer (404 for another customer's)."""
     require_permission(agent.policy, _MANAGE)

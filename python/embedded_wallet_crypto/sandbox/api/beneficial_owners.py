@@ -10,7 +10,12 @@ from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
 from ..domain import beneficial_owners
-from ..models.kyc import BeneficialOwnerCreate, BeneficialOwnerUpdate
+from ..models.kyc import (
+    BeneficialOwnerCreate,
+    BeneficialOwnerList,
+    BeneficialOwnerOut,
+    BeneficialOwnerUpdate,
+)
 from .common import PathId, answer, error_responses
 
 __all__ = ["router"]
@@ -22,14 +27,19 @@ router = APIRouter(
 )
 
 
-@router.post("/beneficial-owners", status_code=201, responses=error_responses(404))
+@router.post(
+    "/beneficial-owners",
+    status_code=201,
+    response_model=BeneficialOwnerOut,
+    responses=error_responses(404),
+)
 def create_beneficial_owner(body: BeneficialOwnerCreate, db: Db, services: Svc) -> JSONResponse:
     """Add a beneficial owner to a BUSINESS customer (the owners' shares stay <= 100%)."""
     created = beneficial_owners.create_beneficial_owner(db, services, body)
     return answer(db, created, status=201)
 
 
-@router.get("/beneficial-owners")
+@router.get("/beneficial-owners", response_model=BeneficialOwnerList)
 def list_beneficial_owners(
     db: Db, paging: Paging, customerId: Annotated[str, Query(min_length=1, max_length=200)]
 ) -> JSONResponse:
@@ -37,13 +47,21 @@ def list_beneficial_owners(
     return answer(db, beneficial_owners.list_beneficial_owners(db, paging, customerId))
 
 
-@router.get("/beneficial-owners/{beneficialOwnerId}", responses=error_responses(404))
+@router.get(
+    "/beneficial-owners/{beneficialOwnerId}",
+    response_model=BeneficialOwnerOut,
+    responses=error_responses(404),
+)
 def get_beneficial_owner(beneficialOwnerId: PathId, db: Db) -> JSONResponse:
     """One beneficial owner."""
     return answer(db, beneficial_owners.find_beneficial_owner(db, beneficialOwnerId))
 
 
-@router.patch("/beneficial-owners/{beneficialOwnerId}", responses=error_responses(404))
+@router.patch(
+    "/beneficial-owners/{beneficialOwnerId}",
+    response_model=BeneficialOwnerOut,
+    responses=error_responses(404),
+)
 def update_beneficial_owner(
     beneficialOwnerId: PathId, body: BeneficialOwnerUpdate, db: Db, services: Svc
 ) -> JSONResponse:

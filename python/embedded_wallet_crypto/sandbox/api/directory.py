@@ -14,6 +14,13 @@ from ..domain import directory, platform_accounts
 from ..domain.payment_tables import MAX_LOCKED_AMOUNT
 from ..models.common import SortOrder
 from ..models.customers import AccountType
+from ..models.directory import (
+    DiscoveryList,
+    ExchangeRateList,
+    PlatformInternalAccountList,
+    UmaProviderList,
+    VaspList,
+)
 from .common import Sort, answer, error_responses
 
 __all__ = ["router"]
@@ -23,7 +30,7 @@ router = APIRouter(dependencies=[Depends(require_platform)], responses=error_res
 _Code = Annotated[str | None, Query(max_length=10)]
 
 
-@router.get("/exchange-rates", tags=["Exchange Rates"])
+@router.get("/exchange-rates", tags=["Exchange Rates"], response_model=ExchangeRateList)
 def get_exchange_rates(
     db: Db,
     services: Svc,
@@ -40,7 +47,7 @@ def get_exchange_rates(
     return answer(db, rates)
 
 
-@router.get("/uma-providers", tags=["Available UMA Providers"])
+@router.get("/uma-providers", tags=["Available UMA Providers"], response_model=UmaProviderList)
 def list_uma_providers(
     db: Db,
     paging: Paging,
@@ -56,19 +63,23 @@ def list_uma_providers(
     return answer(db, found)
 
 
-@router.get("/vasps", tags=["VASPs"])
+@router.get("/vasps", tags=["VASPs"], response_model=VaspList)
 def list_vasps(db: Db, paging: Paging) -> JSONResponse:
     """The sandbox's VASP directory, by name."""
     return answer(db, directory.vasps(paging))
 
 
-@router.get("/discoveries", tags=["Discoveries"])
+@router.get("/discoveries", tags=["Discoveries"], response_model=DiscoveryList)
 def get_discoveries(db: Db, country: _Code = None, currency: _Code = None) -> JSONResponse:
     """The sandbox's receiving institutions, filtered by country and currency."""
     return answer(db, directory.discoveries(country, currency))
 
 
-@router.get("/platform/internal-accounts", tags=["Internal Accounts"])
+@router.get(
+    "/platform/internal-accounts",
+    tags=["Internal Accounts"],
+    response_model=PlatformInternalAccountList,
+)
 def list_platform_internal_accounts(
     db: Db,
     services: Svc,

@@ -12,7 +12,13 @@ from ..deps import Db, Paging, Svc, committed, require_platform
 from ..domain import documents
 from ..domain.documents import DocumentFields, UploadedFile
 from ..domain.errors import invalid
-from ..models.kyc import DocumentReplaceForm, DocumentType, DocumentUploadForm
+from ..models.kyc import (
+    DocumentList,
+    DocumentOut,
+    DocumentReplaceForm,
+    DocumentType,
+    DocumentUploadForm,
+)
 from .common import PathId, answer, error_responses
 from .multipart import Form, read_form, validated
 
@@ -66,6 +72,7 @@ _Form = Annotated[Form, Depends(read_form)]
 @router.post(
     "/documents",
     status_code=201,
+    response_model=DocumentOut,
     responses=error_responses(404, 413),
     openapi_extra=_form_body(holder=True),
 )
@@ -76,7 +83,7 @@ def upload_document(form: _Form, db: Db, services: Svc) -> JSONResponse:
     return answer(db, documents.create_document(db, services, fields, upload), status=201)
 
 
-@router.get("/documents")
+@router.get("/documents", response_model=DocumentList)
 def list_documents(
     db: Db,
     paging: Paging,
@@ -86,7 +93,7 @@ def list_documents(
     return answer(db, documents.list_documents(db, paging, documentHolder))
 
 
-@router.get("/documents/{documentId}", responses=error_responses(404))
+@router.get("/documents/{documentId}", response_model=DocumentOut, responses=error_responses(404))
 def get_document(documentId: PathId, db: Db) -> JSONResponse:
     """One document's metadata."""
     return answer(db, documents.find_document(db, documentId))
@@ -94,6 +101,7 @@ def get_document(documentId: PathId, db: Db) -> JSONResponse:
 
 @router.put(
     "/documents/{documentId}",
+    response_model=DocumentOut,
     responses=error_responses(404, 413),
     openapi_extra=_form_body(holder=False),
 )

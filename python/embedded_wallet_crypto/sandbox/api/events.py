@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from ..deps import SANDBOX_ONLY, Db, Paging, Platform, Svc
 from ..domain import events
 from ..models.common import SortOrder
-from ..models.events import TestWebhookOut, TriggerBody
+from ..models.events import EventList, EventOut, TestWebhookOut, TriggerBody
 from .common import PathId, Sort, answer, error_responses
 
 __all__ = ["router"]
@@ -38,7 +38,7 @@ def send_test_webhook(_: Platform, db: Db, services: Svc) -> JSONResponse:
     return answer(db, events.send_test_webhook(db, services), model=TestWebhookOut)
 
 
-@router.get("/sandbox/events", dependencies=SANDBOX_ONLY)
+@router.get("/sandbox/events", dependencies=SANDBOX_ONLY, response_model=EventList)
 def list_events(
     request: Request,
     _: Platform,
@@ -63,7 +63,7 @@ def list_events(
     )
 
 
-@router.post("/sandbox/events/{eventId}/resend", dependencies=SANDBOX_ONLY)
+@router.post("/sandbox/events/{eventId}/resend", dependencies=SANDBOX_ONLY, response_model=EventOut)
 def resend_event(eventId: PathId, request: Request, _: Platform, db: Db) -> JSONResponse:
     """Deliver an event again (same id and body) to the endpoint configured now: its next
     attempt is due at once, with a new retry horizon. 404 ``EVENT_NOT_FOUND``; 400
@@ -71,7 +71,12 @@ def resend_event(eventId: PathId, request: Request, _: Platform, db: Db) -> JSON
     return answer(db, events.resend_event(db, request.app.state.database, eventId))
 
 
-@router.post("/sandbox/events/trigger", dependencies=SANDBOX_ONLY, status_code=201)
+@router.post(
+    "/sandbox/events/trigger",
+    dependencies=SANDBOX_ONLY,
+    status_code=201,
+    response_model=EventOut,
+)
 def trigger_event(body: TriggerBody, request: Request, _: Platform, db: Db) -> JSONResponse:
     """Emit an event of a published webhook ``type`` with a sample resource as ``data`` (the
     given ``data`` fields replace the sample's); delivered like every event. 400

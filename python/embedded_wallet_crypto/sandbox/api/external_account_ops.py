@@ -12,7 +12,12 @@ from fastapi.responses import JSONResponse
 from ..deps import Db, require_platform
 from ..domain import external_account_ops as ops
 from ..models.common import ErrorOut
-from ..models.external_account_ops import OwnershipChallengeCreate, OwnershipVerify
+from ..models.external_account_ops import (
+    OwnershipChallengeCreate,
+    OwnershipChallengeOut,
+    OwnershipVerify,
+)
+from ..models.external_accounts import ExternalAccountOut
 from .common import PathId, error_responses
 
 __all__ = ["router"]
@@ -67,10 +72,12 @@ def _routes(prefix: str, *, platform: bool) -> None:
     router.add_api_route(
         f"{base}/challenge", challenge, methods=["POST"], status_code=201,
         name=f"challenge_{kind}_external_account", responses=_NOT_APPLICABLE,
+        response_model=OwnershipChallengeOut,
     )  # fmt: skip
     router.add_api_route(
         f"{base}/verify", verify, methods=["POST"],
         name=f"verify_{kind}_external_account", responses=_NOT_APPLICABLE,
+        response_model=ExternalAccountOut,
     )  # fmt: skip
 
 

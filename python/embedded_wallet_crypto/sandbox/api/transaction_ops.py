@@ -14,6 +14,7 @@ from ..deps import Db, Keyed, Platform, Svc, require_platform
 from ..domain import transaction_ops
 from ..models.common import ErrorOut
 from ..models.transaction_ops import CancelBody, ConfirmBody, RejectBody
+from ..models.transactions import TransactionOut
 from .common import IDEMPOTENCY_RESPONSES, PathId, error_responses, idempotent
 
 __all__ = ["router"]
@@ -31,6 +32,7 @@ def _conflict(description: str) -> dict[int | str, dict[str, Any]]:
 
 @router.post(
     "/transactions/{transactionId}/reject",
+    response_model=TransactionOut,
     responses={
         **_conflict("TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: it awaits no approval."),
         422: IDEMPOTENCY_RESPONSES[422],
@@ -51,6 +53,7 @@ def reject(
 
 @router.post(
     "/transactions/{transactionId}/cancel",
+    response_model=TransactionOut,
     responses={
         **_conflict("TRANSACTION_NOT_CANCELLABLE: it has settled or ended."),
         422: IDEMPOTENCY_RESPONSES[422],
@@ -70,7 +73,11 @@ def cancel(
     )
 
 
-@router.post("/transactions/{transactionId}/confirm", responses=IDEMPOTENCY_RESPONSES)
+@router.post(
+    "/transactions/{transactionId}/confirm",
+    response_model=TransactionOut,
+    responses=IDEMPOTENCY_RESPONSES,
+)
 def confirm(
     transactionId: PathId,
     platform: Platform,

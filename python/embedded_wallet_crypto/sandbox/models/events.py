@@ -1,5 +1,5 @@
-"""The sandbox's event tools: the body of ``POST /sandbox/events/trigger`` and the answer of
-``POST /sandbox/webhooks/test``."""
+"""The sandbox's event tools: the body of ``POST /sandbox/events/trigger`` and the answers of
+``POST /sandbox/webhooks/test`` and of ``/sandbox/events``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["TestWebhookOut", "TriggerBody"]
+__all__ = [
+    "EventAttemptOut",
+    "EventList",
+    "EventOut",
+    "TestWebhookOut",
+    "TriggerBody",
+]
 
 
 class TriggerBody(BaseModel):
@@ -26,3 +32,44 @@ class TestWebhookOut(BaseModel):
     url: str
     response_status: int
     response_body: str | None = None
+
+
+class EventAttemptOut(BaseModel):
+    """One delivery attempt of an event: when, where, what the receiver answered."""
+
+    attempt: int
+    at: str
+    url: str | None
+    responseStatus: int | None
+    error: str | None
+    outcome: str | None
+    durationMs: int | None
+    nextAttemptAt: str | None
+    responseBody: str | None
+
+
+class EventOut(BaseModel):
+    """A webhook event of ``GET /sandbox/events``: its delivery state, the body as sent
+    with its ``signature``, ``payload`` (that body parsed) and every attempt."""
+
+    id: str
+    type: str
+    status: str
+    outcome: str | None
+    url: str | None
+    attempts: int
+    lastResponseStatus: int | None
+    nextAttemptAt: str | None
+    createdAt: str
+    transactionId: str | None
+    payload: Any
+    body: str
+    signature: str
+    deliveries: list[EventAttemptOut]
+
+
+class EventList(BaseModel):
+    data: list[EventOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int

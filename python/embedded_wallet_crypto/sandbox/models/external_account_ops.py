@@ -4,11 +4,18 @@ published OwnershipChallengeRequest) and ``POST .../verify`` (OwnershipVerifyReq
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["OwnershipChallengeCreate", "OwnershipMethod", "OwnershipVerify"]
+__all__ = [
+    "LivenessChallengeOut",
+    "OwnershipChallengeCreate",
+    "OwnershipChallengeOut",
+    "OwnershipMethod",
+    "OwnershipVerify",
+    "WalletSignatureChallengeOut",
+]
 
 
 class OwnershipMethod(str, Enum):
@@ -32,3 +39,25 @@ class OwnershipVerify(BaseModel):
 
     signature: Annotated[str, Field(min_length=1, max_length=1000)]
     signatureScheme: SignatureScheme = SignatureScheme.bip137
+
+
+class WalletSignatureChallengeOut(BaseModel):
+    """The published WalletSignatureChallenge: the message the wallet's key signs."""
+
+    method: Literal["WALLET_SIGNATURE"]
+    messageToSign: str
+    expiresAt: str
+
+
+class LivenessChallengeOut(BaseModel):
+    """The published LivenessChallenge: the link where the owner proves liveness."""
+
+    method: Literal["LIVENESS"]
+    verificationLink: str
+    token: str | None = None
+    expiresAt: str
+
+
+#: The published OwnershipChallenge (either, by its ``method``); the sandbox refuses every
+#: challenge (409), but a client reads the real service's.
+OwnershipChallengeOut = WalletSignatureChallengeOut | LivenessChallengeOut

@@ -1,11 +1,11 @@
 """Beneficial owners (``/beneficial-owners``) and documents (``/documents``): the published
-request bodies, bounded."""
+request bodies, bounded, and the answers."""
 
 from __future__ import annotations
 
 from datetime import date
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -14,8 +14,12 @@ from .fields import Id, storable_text
 __all__ = [
     "Address",
     "BeneficialOwnerCreate",
+    "BeneficialOwnerList",
+    "BeneficialOwnerOut",
     "BeneficialOwnerRole",
     "BeneficialOwnerUpdate",
+    "DocumentList",
+    "DocumentOut",
     "DocumentReplaceForm",
     "DocumentSide",
     "DocumentType",
@@ -167,3 +171,45 @@ class DocumentUploadForm(DocumentReplaceForm):
     """The metadata fields of the published DocumentUploadRequest."""
 
     documentHolder: Id
+
+
+class BeneficialOwnerOut(BaseModel):
+    """The published BeneficialOwner (``personalInfo`` as it was sent)."""
+
+    id: str
+    customerId: str
+    roles: list[BeneficialOwnerRole]
+    ownershipPercentage: int
+    personalInfo: dict[str, Any]
+    kycStatus: str
+    createdAt: str
+    updatedAt: str | None = None
+
+
+class BeneficialOwnerList(BaseModel):
+    data: list[BeneficialOwnerOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int | None = None
+
+
+class DocumentOut(BaseModel):
+    """The published Document (its metadata: the file itself is never answered)."""
+
+    id: str
+    documentHolder: str
+    documentType: DocumentType
+    side: DocumentSide | None = None
+    country: str
+    documentNumber: str | None = None
+    issuingAuthority: str | None = None
+    fileName: str
+    createdAt: str
+    updatedAt: str | None = None
+
+
+class DocumentList(BaseModel):
+    data: list[DocumentOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int | None = None

@@ -59,6 +59,7 @@ class TransactionOut(BaseModel):
     description: str | None = None
     reconciliationInstructions: dict[str, Any] | None = None
     failureReason: str | None = None
+    receiptDeliveryConfirmedAt: str | None = None
 
 
 class TransactionList(BaseModel):

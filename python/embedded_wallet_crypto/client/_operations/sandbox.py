@@ -1,0 +1,33 @@
+"""The operations of the table: the sandbox's simulations."""
+
+from __future__ import annotations
+
+from ...sandbox.models.customers import InternalAccountOut
+from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
+from ...sandbox.models.transactions import TransactionOut
+from ._row import Operation, Signing
+
+__all__ = ["GROUPS", "ROWS"]
+
+#: Group attribute -> the published document's tag.
+GROUPS: dict[str, str] = {
+    "sandbox": "Sandbox",
+}
+
+_ = Operation
+P: Signing = "payload"
+PAGES = True
+# fmt: off
+ROWS: tuple[Operation, ...] = (
+    #  group                name                       method    path                                           operationId                         idempotent
+    _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False, response_model=InternalAccountOut),
+    _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False, response_model=TransactionOut),
+    _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False, response_model=TransactionOut),
+    _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True, response_model=str),
+    _("sandbox",            "send_test_webhook",       "POST",   "/sandbox/webhooks/test",                      "sendTestWebhook",                  False, response_model=TestWebhookOut),
+    _("sandbox",            "list_events",             "GET",    "/sandbox/events",                             "sandboxListEvents",                True, paginated=PAGES, response_model=EventList),
+    _("sandbox",            "resend_event",            "POST",   "/sandbox/events/{eventId}/resend",            "sandboxResendEvent",               False, response_model=EventOut),
+    _("sandbox",            "trigger_event",           "POST",   "/sandbox/events/trigger",                     "sandboxTriggerEvent",              False, response_model=EventOut),
+)
+# fmt: on
+del _, P, PAGES
