@@ -28,6 +28,7 @@ from .api import (
     quotes,
     receivers,
     sandbox,
+    sca,
     sessions,
     transactions,
     transfers,
@@ -63,6 +64,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    (BASE_PATH, sca.router),
     ("", page.router),
 )
 

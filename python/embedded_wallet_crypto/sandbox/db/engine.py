@@ -11,13 +11,13 @@ from sqlalchemy import Engine, create_engine, event, inspect, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from . import tables_agents, tables_payments, tables_wallet
+from . import tables_agents, tables_delegated, tables_payments, tables_sca, tables_wallet
 from .base import Base
 
 __all__ = ["Database", "lock", "sqlalchemy_url"]
 
 #: The table modules: every table is on :class:`~.base.Base` once they are imported.
-TABLES = (tables_wallet, tables_payments, tables_agents)
+TABLES = (tables_wallet, tables_payments, tables_agents, tables_sca, tables_delegated)
 
 
 def sqlalchemy_url(database: str) -> str:
