@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ... import passkeys
@@ -44,8 +45,7 @@ __all__ = [
 #: The regions where the sandbox requires SCA and contact verification: the EEA.
 EEA = frozenset(
     "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE".split()
-    + ["IS", "LI", "NO"]
-)
+) | {"IS", "LI", "NO"}
 #: The published documents' sandbox code for SMS (and TOTP, through ``ewc.totp``).
 SANDBOX_SCA_CODE = "123456"
 #: Failed attempts -> minutes locked (9 and more: suspended).
@@ -65,7 +65,7 @@ def sca_customer(db: Session, customer_id: str) -> Customer:
 
 
 def profile_of(db: Session, customer: Customer) -> ScaProfile:
-    """The customer's profile (made on first use)."""
+    """The customer's profile (made, and committed, on first use)."""
     profile = db.get(ScaProfile, customer.id)
     if profile is None:
         profile = ScaProfile(
@@ -76,7 +76,12 @@ def profile_of(db: Session, customer: Customer) -> ScaProfile:
             suspended=False,
         )
         db.add(profile)
-        db.flush()
+        try:
+            db.commit()
+        except IntegrityError:  # made at the same moment by another request
+            db.rollback()
+        profile = db.get(ScaProfile, customer.id)
+        assert profile is not None
     return profile
 
 
