@@ -53,7 +53,10 @@ def test_one_totp_code_logs_in_once_across_two_processes(clients: list[SandboxCl
         code = rfc6238(key, time.time() + 30)
         body = {"factor": "TOTP", "code": code, "endUserIpAddress": IP}
         answers = race(
-            [lambda c=c: c.post("/sca/login/complete", body, params=params) for c in clients]
+            [
+                lambda c=c, b=body, p=params: c.post("/sca/login/complete", b, params=p)
+                for c in clients
+            ]
         )
         statuses = sorted(a.status_code for a in answers)
         outcomes.update(f"{a.status_code} {a.json().get('code', '')}" for a in answers)
