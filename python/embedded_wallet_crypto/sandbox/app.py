@@ -19,6 +19,7 @@ from .api import (
     agent_me,
     agents,
     config,
+    contact_verification,
     credentials,
     customers,
     delegated_keys,
@@ -30,6 +31,7 @@ from .api import (
     receivers,
     sandbox,
     sca,
+    sca_flows,
     sessions,
     transactions,
     transfers,
@@ -67,6 +69,8 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
     (BASE_PATH, sca.router),
+    (BASE_PATH, sca_flows.router),
+    (BASE_PATH, contact_verification.router),
     ("", page.router),
 )
 

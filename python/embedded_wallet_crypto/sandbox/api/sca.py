@@ -5,7 +5,7 @@ and ``POST /sca/record-event``. Every one is for a customer of an SCA region (40
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
@@ -31,7 +31,7 @@ __all__ = ["CustomerId", "router"]
 
 #: The customer a ``/sca`` operation is for.
 CustomerId = Annotated[str, Query(min_length=1, max_length=200)]
-_LOCKED = {
+_LOCKED: dict[int | str, dict[str, Any]] = {
     423: {"description": "ACCOUNT_LOCKED: too many failed attempts (locked or suspended)."},
     409: {"description": "SCA_NOT_REQUIRED, or a factor of this kind is already enrolled."},
 }

@@ -13,7 +13,7 @@ from ..clock import iso
 from ..db.tables_sca import ScaPending
 from ..db.tables_wallet import Customer
 from ..ids import new_id
-from ..models.sca import RecordEvent, ScaAuthorization, ScaLoginComplete
+from ..models.sca import BeneficiaryTrustConfirm, RecordEvent, ScaAuthorization, ScaLoginComplete
 from ..services import CHALLENGE_SECONDS, Services
 from .errors import invalid
 from .sca_factors import b64url
@@ -42,7 +42,7 @@ __all__ = [
 SCA_SESSION_SECONDS = 15 * 60
 
 
-def proof_of(body: ScaAuthorization) -> Proof:
+def proof_of(body: ScaAuthorization | BeneficiaryTrustConfirm) -> Proof:
     assertion = body.passkeyAssertion
     return Proof(
         code=body.code,

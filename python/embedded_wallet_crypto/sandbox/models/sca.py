@@ -144,7 +144,7 @@ class ScaAuthorization(_Strict):
 
 class ScaLoginComplete(ScaAuthorization):
     factor: ScaFactor
-    endUserIpAddress: _Ip  # type: ignore[assignment]
+    endUserIpAddress: _Ip
     challengeId: _Id | None = None
 
 
