@@ -36,6 +36,11 @@ def _beneficiary(db: Session, account_id: str) -> tuple[ExternalAccount, Custome
     return row, sca_customer(db, row.customer_id)
 
 
+def _sms_key(kind: str, customer_id: str) -> str:
+    """The SMS codes of trust changes: their own key per kind (and their own rate limit)."""
+    return f"sms-{kind.lower()}:{customer_id}"
+
+
 def start_trust(db: Session, services: Services, account_id: str, kind: str) -> dict[str, Any]:
     """TRUST or UNTRUST: the SCA challenge to satisfy on the confirm call."""
     account, customer = _beneficiary(db, account_id)
@@ -54,7 +59,7 @@ def start_trust(db: Session, services: Services, account_id: str, kind: str) -> 
         used=False,
     )
     if factors[0] == "SMS_OTP":
-        pending.expires_at = send_sms_code(services, customer, f"sms:{customer.id}")
+        pending.expires_at = send_sms_code(services, customer, _sms_key(kind, customer.id))
     db.add(pending)
     challenge: dict[str, Any] = {
         "id": pending.id,
@@ -82,7 +87,15 @@ def confirm_trust(
         db, services, customer, kind, challenge_id=body.challengeId, subject=account.id
     )
     factor = "PASSKEY" if body.passkeyAssertion is not None else "SMS_OTP"
-    check_proof(db, services, customer, factor, proof_of(body), pending=pending)
+    check_proof(
+        db,
+        services,
+        customer,
+        factor,
+        proof_of(body),
+        pending=pending,
+        sms_code_key=_sms_key(kind, customer.id),
+    )
     claim_pending(db, pending)
     trusted = db.get(TrustedBeneficiary, account.id)
     if kind == "TRUST" and trusted is None:
