@@ -30,12 +30,14 @@ from ._group_types import (
     AsyncAgentsOperations,
     AsyncAuthOperations,
     AsyncConfigOperations,
+    AsyncContactVerificationOperations,
     AsyncCustomersOperations,
     AsyncExternalAccountsOperations,
     AsyncInternalAccountsOperations,
     AsyncInvitationsOperations,
     AsyncQuotesOperations,
     AsyncSandboxOperations,
+    AsyncScaOperations,
     AsyncTransactionsOperations,
     AsyncTransfersOperations,
     AsyncVerificationsOperations,
@@ -108,6 +110,8 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     agents: AsyncAgentsOperations
     agent: AsyncAgentOperations
     sandbox: AsyncSandboxOperations
+    sca: AsyncScaOperations
+    contact_verification: AsyncContactVerificationOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]

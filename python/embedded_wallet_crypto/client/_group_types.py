@@ -18,6 +18,7 @@ from ..sandbox.models.agents import (
 )
 from ..sandbox.models.config import ConfigOut
 from ..sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
+from ..sandbox.models.delegated_keys import DelegatedKeyList, DelegatedKeyOut
 from ..sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ..sandbox.models.invitations import InvitationOut
 from ..sandbox.models.quotes import QuoteOut, ReceiverLookupOut
@@ -31,6 +32,12 @@ from ..sandbox.models.wallet import (
     SessionList,
     SessionOut,
     SignedRequestChallengeOut,
+)
+from ._group_types_sca import (
+    AsyncContactVerificationOperations,
+    AsyncScaOperations,
+    ContactVerificationOperations,
+    ScaOperations,
 )
 from ._groups import (
     AsyncGroup,
@@ -50,23 +57,27 @@ __all__ = [
     "AsyncAgentsOperations",
     "AsyncAuthOperations",
     "AsyncConfigOperations",
+    "AsyncContactVerificationOperations",
     "AsyncCustomersOperations",
     "AsyncExternalAccountsOperations",
     "AsyncInternalAccountsOperations",
     "AsyncInvitationsOperations",
     "AsyncQuotesOperations",
     "AsyncSandboxOperations",
+    "AsyncScaOperations",
     "AsyncTransactionsOperations",
     "AsyncTransfersOperations",
     "AsyncVerificationsOperations",
     "AuthOperations",
     "ConfigOperations",
+    "ContactVerificationOperations",
     "CustomersOperations",
     "ExternalAccountsOperations",
     "InternalAccountsOperations",
     "InvitationsOperations",
     "QuotesOperations",
     "SandboxOperations",
+    "ScaOperations",
     "TransactionsOperations",
     "TransfersOperations",
     "VerificationsOperations",
@@ -155,6 +166,11 @@ class AuthOperations(SyncGroup):
     revoke_credential: SyncOperation[SignedRequestChallengeOut | None]
     list_sessions: SyncOperation[SessionList]
     revoke_session: SyncOperation[SignedRequestChallengeOut | None]
+    refresh_session: SyncOperation[SessionOut | SignedRequestChallengeOut]
+    create_delegated_key: SyncOperation[DelegatedKeyOut | SignedRequestChallengeOut]
+    list_delegated_keys: SyncOperation[DelegatedKeyList]
+    get_delegated_key: SyncOperation[DelegatedKeyOut]
+    revoke_delegated_key: SyncOperation[None]
 
 
 class AgentsOperations(SyncGroup):
@@ -280,6 +296,11 @@ class AsyncAuthOperations(AsyncGroup):
     revoke_credential: AsyncOperation[SignedRequestChallengeOut | None]
     list_sessions: AsyncOperation[SessionList]
     revoke_session: AsyncOperation[SignedRequestChallengeOut | None]
+    refresh_session: AsyncOperation[SessionOut | SignedRequestChallengeOut]
+    create_delegated_key: AsyncOperation[DelegatedKeyOut | SignedRequestChallengeOut]
+    list_delegated_keys: AsyncOperation[DelegatedKeyList]
+    get_delegated_key: AsyncOperation[DelegatedKeyOut]
+    revoke_delegated_key: AsyncOperation[None]
 
 
 class AsyncAgentsOperations(AsyncGroup):
@@ -338,6 +359,8 @@ SYNC_GROUPS: dict[str, type[SyncGroup]] = {
     "agents": AgentsOperations,
     "agent": AgentOperations,
     "sandbox": SandboxOperations,
+    "sca": ScaOperations,
+    "contact_verification": ContactVerificationOperations,
 }
 #: Group attribute -> its class in an ``AsyncClient``.
 ASYNC_GROUPS: dict[str, type[AsyncGroup]] = {
@@ -354,4 +377,6 @@ ASYNC_GROUPS: dict[str, type[AsyncGroup]] = {
     "agents": AsyncAgentsOperations,
     "agent": AsyncAgentOperations,
     "sandbox": AsyncSandboxOperations,
+    "sca": AsyncScaOperations,
+    "contact_verification": AsyncContactVerificationOperations,
 }

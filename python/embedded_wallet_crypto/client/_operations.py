@@ -33,9 +33,22 @@ from ..sandbox.models.agents import (
 )
 from ..sandbox.models.config import ConfigOut
 from ..sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
+from ..sandbox.models.delegated_keys import DelegatedKeyList, DelegatedKeyOut
 from ..sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ..sandbox.models.invitations import InvitationOut
 from ..sandbox.models.quotes import QuoteOut, ReceiverLookupOut
+from ..sandbox.models.sca import (
+    BeneficiaryTrustStart,
+    EnrollConfirmOut,
+    EnrollStartOut,
+    RecordEventOut,
+    ResetStartOut,
+    ResetStatusOut,
+    ScaFactorList,
+    ScaLoginCompleteOut,
+    ScaLoginStartOut,
+    TrustConfirmOut,
+)
 from ..sandbox.models.transactions import TransactionList, TransactionOut
 from ..sandbox.models.verifications import VerificationOut
 from ..sandbox.models.wallet import (
@@ -158,6 +171,8 @@ GROUPS: dict[str, str] = {
     "agents": "Agent Management",
     "agent": "Agent Operations",
     "sandbox": "Sandbox",
+    "sca": "Strong Customer Authentication",
+    "contact_verification": "Contact Verification",
 }
 
 _ = Operation
@@ -201,6 +216,11 @@ OPERATIONS: tuple[Operation, ...] = (
     _("auth",               "revoke_credential",       "DELETE", "/auth/credentials/{id}",                      "revokeAuthCredential",             True, signing="retry"),
     _("auth",               "list_sessions",           "GET",    "/auth/sessions",                              "listAuthSessions",                 True, response_model=SessionList),
     _("auth",               "revoke_session",          "DELETE", "/auth/sessions/{id}",                         "revokeAuthSession",                True, signing="retry"),
+    _("auth",               "refresh_session",         "POST",   "/auth/sessions/{id}/refresh",                 "refreshAuthSession",               False, signing="retry", binds_key="clientPublicKey", response_model=SessionOut),
+    _("auth",               "create_delegated_key",    "POST",   "/auth/delegated-keys",                        "createDelegatedKey",               False, signing="retry", response_model=DelegatedKeyOut),
+    _("auth",               "list_delegated_keys",     "GET",    "/auth/delegated-keys",                        "listDelegatedKeys",                True, response_model=DelegatedKeyList),
+    _("auth",               "get_delegated_key",       "GET",    "/auth/delegated-keys/{id}",                   "getDelegatedKeyById",              True, response_model=DelegatedKeyOut),
+    _("auth",               "revoke_delegated_key",    "DELETE", "/auth/delegated-keys/{id}",                   "revokeDelegatedKey",               True),
     _("agents",             "create",                  "POST",   "/agents",                                     "createAgent",                      False, response_model=AgentCreated),
     _("agents",             "list",                    "GET",    "/agents",                                     "listAgents",                       True, paginated=PAGES, response_model=AgentList),
     _("agents",             "list_approvals",          "GET",    "/agents/approvals",                           "listAgentApprovals",               True, paginated=PAGES, response_model=AgentActionList),
@@ -223,6 +243,26 @@ OPERATIONS: tuple[Operation, ...] = (
     _("agent",              "get_transaction",         "GET",    "/agents/me/transactions/{transactionId}",     "agentGetTransaction",              True, auth="agent", response_model=TransactionOut),
     _("agent",              "transfer_in",             "POST",   "/agents/me/transfer-in",                      "agentCreateTransferIn",            False, auth="agent", response_model=AgentActionOut),
     _("agent",              "transfer_out",            "POST",   "/agents/me/transfer-out",                     "agentCreateTransferOut",           False, auth="agent", response_model=AgentActionOut),
+    _("sca",                "list_factors",            "GET",    "/sca/factors",                                "listScaFactors",                   True, response_model=ScaFactorList),
+    _("sca",                "start_enrollment",        "POST",   "/sca/factors",                                "startScaFactorEnrollment",         False, response_model=EnrollStartOut),
+    _("sca",                "confirm_enrollment",      "POST",   "/sca/factors/confirm",                        "confirmScaFactorEnrollment",       False, response_model=EnrollConfirmOut),
+    _("sca",                "delete_factor",           "DELETE", "/sca/factors/{credentialId}",                 "deleteScaFactor",                  True),
+    _("sca",                "start_login",             "POST",   "/sca/login/start",                            "startScaLogin",                    False, response_model=ScaLoginStartOut),
+    _("sca",                "complete_login",          "POST",   "/sca/login/complete",                         "completeScaLogin",                 False, response_model=ScaLoginCompleteOut),
+    _("sca",                "record_event",            "POST",   "/sca/record-event",                           "recordSecurityEvent",              False, response_model=RecordEventOut),
+    _("sca",                "start_reset",             "POST",   "/sca/factors/reset",                          "startTwoFactorReset",              False, response_model=ResetStartOut),
+    _("sca",                "get_reset",               "GET",    "/sca/factors/reset/{resetId}",                "getTwoFactorResetStatus",          True, response_model=ResetStatusOut),
+    _("sca",                "complete_reset",          "POST",   "/sca/factors/reset/{resetId}/complete",       "completeTwoFactorReset",           False),
+    _("sca",                "trust",                   "POST",   "/customers/external-accounts/{externalAccountId}/trust", "startBeneficiaryTrust", False, response_model=BeneficiaryTrustStart),
+    _("sca",                "confirm_trust",           "POST",   "/customers/external-accounts/{externalAccountId}/trust/confirm", "confirmBeneficiaryTrust", False, response_model=TrustConfirmOut),
+    _("sca",                "untrust",                 "POST",   "/customers/external-accounts/{externalAccountId}/untrust", "startBeneficiaryUntrust", False, response_model=BeneficiaryTrustStart),
+    _("sca",                "confirm_untrust",         "POST",   "/customers/external-accounts/{externalAccountId}/untrust/confirm", "confirmBeneficiaryUntrust", False, response_model=TrustConfirmOut),
+    _("sca",                "authorize_quote",         "POST",   "/quotes/{quoteId}/authorize",                 "authorizeQuote",                   False, response_model=QuoteOut),
+    _("sca",                "resend_quote_code",       "POST",   "/quotes/{quoteId}/authorize/resend",          "resendQuoteScaCode",               False),
+    _("contact_verification", "send_email_code",       "POST",   "/customers/{customerId}/verify-email",        "sendCustomerEmailVerification",    False),
+    _("contact_verification", "confirm_email",         "POST",   "/customers/{customerId}/verify-email/confirm", "confirmCustomerEmailVerification", False, response_model=CustomerOut),
+    _("contact_verification", "send_phone_code",       "POST",   "/customers/{customerId}/verify-phone",        "sendCustomerPhoneVerification",    False),
+    _("contact_verification", "confirm_phone",         "POST",   "/customers/{customerId}/verify-phone/confirm", "confirmCustomerPhoneVerification", False, response_model=CustomerOut),
     _("sandbox",            "fund",                    "POST",   "/sandbox/internal-accounts/{accountId}/fund", "sandboxFundInternalAccount",       False, response_model=InternalAccountOut),
     _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False, response_model=TransactionOut),
     _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False, response_model=TransactionOut),

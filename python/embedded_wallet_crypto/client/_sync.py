@@ -28,12 +28,14 @@ from ._group_types import (
     AgentsOperations,
     AuthOperations,
     ConfigOperations,
+    ContactVerificationOperations,
     CustomersOperations,
     ExternalAccountsOperations,
     InternalAccountsOperations,
     InvitationsOperations,
     QuotesOperations,
     SandboxOperations,
+    ScaOperations,
     TransactionsOperations,
     TransfersOperations,
     VerificationsOperations,
@@ -103,6 +105,8 @@ class Client(ClientBase[httpx.BaseTransport]):
     agents: AgentsOperations
     agent: AgentOperations
     sandbox: SandboxOperations
+    sca: ScaOperations
+    contact_verification: ContactVerificationOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]

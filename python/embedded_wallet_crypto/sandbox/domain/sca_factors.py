@@ -107,7 +107,10 @@ def start_enrollment(
         used=False,
     )
     if kind == "TOTP":
-        enrollment = services.totp.enroll(customer.email or customer.id)
+        # The label an app shows: the email (or the id's uuid); no colon, which the URI's
+        # label reserves for the issuer.
+        label = (customer.email or customer.id.partition(":")[2]).replace(":", "_")
+        enrollment = services.totp.enroll(label)
         pending.secret = enrollment.secret.hex
         db.add(pending)
         return enrollment.to_response()

@@ -89,7 +89,8 @@ class PasskeyEnrollStartOut(BaseModel):
     relyingPartyId: str
 
 
-EnrollStartOut = Annotated[TotpEnrollStartOut | PasskeyEnrollStartOut, Field(discriminator="type")]
+#: Told apart by ``type`` (each side a Literal).
+EnrollStartOut = TotpEnrollStartOut | PasskeyEnrollStartOut
 
 
 class TotpConfirm(_Strict):
@@ -117,7 +118,7 @@ class PasskeyConfirmOut(BaseModel):
     factor: ScaFactorView
 
 
-EnrollConfirmOut = Annotated[TotpConfirmOut | PasskeyConfirmOut, Field(discriminator="type")]
+EnrollConfirmOut = TotpConfirmOut | PasskeyConfirmOut
 
 
 class ScaLoginStart(_Strict):
