@@ -19,7 +19,7 @@ agent's Bearer token under ``/agents/me``, none to redeem a device code). Every 
   operation, ``GRID_FIELD_EXEMPT`` by field value). The error body is never compared: the
   interface's is ``{status, code, reason}``, the published one ``{status, code, message}``.
 
-``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
+``test_the_operations_are_the_expected_ones`` pins the served operations: the 84 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
@@ -70,7 +70,7 @@ GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
-#: Every operation the service serves, by its published path where it has one: the 59 the
+#: Every operation the service serves, by its published path where it has one: the 84 the
 #: published document shares, then the one it does not.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -133,6 +133,32 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/agents/me/transfer-in"),
         ("GET", "/receiver/uma/{receiverUmaAddress}"),
         ("GET", "/receiver/external-account/{accountId}"),
+        # Strong customer authentication, contact verification, delegated keys, refresh.
+        ("GET", "/sca/factors"),
+        ("POST", "/sca/factors"),
+        ("POST", "/sca/factors/confirm"),
+        ("DELETE", "/sca/factors/{credentialId}"),
+        ("POST", "/sca/login/start"),
+        ("POST", "/sca/login/complete"),
+        ("POST", "/sca/record-event"),
+        ("POST", "/sca/factors/reset"),
+        ("GET", "/sca/factors/reset/{resetId}"),
+        ("POST", "/sca/factors/reset/{resetId}/complete"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/trust"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/trust/confirm"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/untrust"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/untrust/confirm"),
+        ("POST", "/quotes/{quoteId}/authorize"),
+        ("POST", "/quotes/{quoteId}/authorize/resend"),
+        ("POST", "/customers/{customerId}/verify-email"),
+        ("POST", "/customers/{customerId}/verify-email/confirm"),
+        ("POST", "/customers/{customerId}/verify-phone"),
+        ("POST", "/customers/{customerId}/verify-phone/confirm"),
+        ("POST", "/auth/sessions/{id}/refresh"),
+        ("POST", "/auth/delegated-keys"),
+        ("GET", "/auth/delegated-keys"),
+        ("GET", "/auth/delegated-keys/{id}"),
+        ("DELETE", "/auth/delegated-keys/{id}"),
     }
 )
 SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
@@ -598,7 +624,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
 
 def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
-    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
+    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 85
     if _grid_path() is None:
         skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
@@ -663,7 +689,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
         operations.append(result.ok())
-    assert len(operations) == 60
+    assert len(operations) == 85
     STATS["operations"] = len(operations)
     _count("environments")
     basic = base64.b64encode(":".join(fuzz_server.auth).encode()).decode()

@@ -126,3 +126,15 @@ def test_bad_requests(
     assert set(answer.json()) == {"status", "code", "reason"}
     if code is not None:
         assert answer.json()["code"] == code
+
+
+def test_first_legs_in_flight_are_bounded(client: SandboxClient, server: SandboxServer) -> None:
+    """At most 10 first legs of an account wait for their retry (429 RATE_LIMITED after)."""
+    wallet = Wallet(client, server)
+    wallet.first_login()
+    body = {"cardId": "Card:many", "internalAccountId": wallet.account_id, "nickname": "Key"}
+    for _ in range(10):
+        assert client.post(PATH, body).status_code == 202
+    refused = client.post(PATH, body)
+    assert (refused.status_code, refused.json()["code"]) == (429, "RATE_LIMITED"), refused.text
+    assert int(refused.headers["Retry-After"]) >= 1

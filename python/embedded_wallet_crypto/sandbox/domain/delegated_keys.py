@@ -14,9 +14,10 @@ id)."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from ...keys import KeyPair
@@ -33,11 +34,12 @@ from ..clock import iso
 from ..db.tables_delegated import DelegatedKeyRow
 from ..ids import new_id
 from ..models.delegated_keys import DelegatedKeyCreate
-from ..services import Services
+from ..services import CHALLENGE_SECONDS, Services
 from .errors import Refusal, invalid, not_found
 from .wallet import RetryHeaders, ensure_signer_active, find_wallet, lock_account, signed_step
 
 __all__ = [
+    "MAX_STARTED",
     "active_signer",
     "create_delegated_key",
     "delegated_key_body",
@@ -45,6 +47,10 @@ __all__ = [
     "list_delegated_keys",
     "revoke_delegated_key",
 ]
+
+
+#: First legs of one account whose challenge is still open (429 ``RATE_LIMITED`` beyond).
+MAX_STARTED = 10
 
 
 def funding_source_id(card_id: str, account_id: str) -> str:
@@ -74,6 +80,21 @@ def _mismatch() -> Refusal:
 def _first_leg(
     db: Session, services: Services, body: DelegatedKeyCreate, account_id: str
 ) -> tuple[int, dict[str, Any]]:
+    now = services.clock.now()
+    stale = now - timedelta(seconds=services.clock.seconds(CHALLENGE_SECONDS))
+    in_flight = db.scalar(
+        select(func.count())
+        .select_from(DelegatedKeyRow)
+        .where(DelegatedKeyRow.account_id == account_id, DelegatedKeyRow.status == "STARTED")
+        .where(DelegatedKeyRow.created_at > stale)
+    )
+    if (in_flight or 0) >= MAX_STARTED:
+        raise Refusal(
+            429,
+            "RATE_LIMITED",
+            f"At most {MAX_STARTED} delegated keys are started at once per account.",
+            {"Retry-After": str(max(1, round(services.clock.seconds(CHALLENGE_SECONDS))))},
+        )
     key = KeyPair.generate()
     public_key = key.public_key_hex(compressed=True)
     step = signed_step(
@@ -85,7 +106,13 @@ def _first_leg(
         parameters=delegated_key_user(user_name=body.nickname, public_key=public_key),
     )
     assert isinstance(step, dict)
-    now = services.clock.now()
+    db.execute(  # first legs never retried (their challenge expired): nothing to keep
+        delete(DelegatedKeyRow).where(
+            DelegatedKeyRow.account_id == account_id,
+            DelegatedKeyRow.status == "STARTED",
+            DelegatedKeyRow.created_at <= stale,
+        )
+    )
     db.add(
         DelegatedKeyRow(
             id=new_id("DelegatedKey"),

@@ -12,7 +12,7 @@ import base64
 import secrets
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -94,10 +94,18 @@ def start_enrollment(
     db: Session, services: Services, customer_id: str, kind: str
 ) -> dict[str, Any]:
     """TOTP: a new secret and its URI (kept pending until the first code confirms it).
-    PASSKEY: registration options over a fresh challenge (an earlier one lapses)."""
+    PASSKEY: registration options over a fresh challenge. One enrollment of a kind is
+    outstanding per customer: a new start replaces the last one."""
     customer = sca_customer(db, customer_id)
     if find_factor(db, customer.id, kind) is not None:
         raise _already(kind)
+    db.execute(
+        delete(ScaPending).where(
+            ScaPending.customer_id == customer.id,
+            ScaPending.kind == "ENROLL",
+            ScaPending.factor == kind,
+        )
+    )
     pending = ScaPending(
         id=new_id("ScaEnrollment"),
         customer_id=customer.id,
@@ -106,22 +114,15 @@ def start_enrollment(
         expires_at=services.clock.later(_ENROLL_SECONDS),
         used=False,
     )
+    db.add(pending)
     if kind == "TOTP":
         # The label an app shows: the email (or the id's uuid); no colon, which the URI's
         # label reserves for the issuer.
         label = (customer.email or customer.id.partition(":")[2]).replace(":", "_")
         enrollment = services.totp.enroll(label)
         pending.secret = enrollment.secret.hex
-        db.add(pending)
         return enrollment.to_response()
-    db.execute(
-        update(ScaPending)
-        .where(ScaPending.customer_id == customer.id, ScaPending.kind == "ENROLL")
-        .where(ScaPending.factor == "PASSKEY", ScaPending.used.is_(False))
-        .values(used=True)
-    )
     pending.challenge = secrets.token_bytes(32)
-    db.add(pending)
     return {
         "type": "PASSKEY",
         "options": _passkey_options(services, customer, pending.challenge),

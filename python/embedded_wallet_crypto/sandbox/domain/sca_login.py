@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from ..clock import iso
@@ -35,6 +35,7 @@ __all__ = [
     "complete_login",
     "proof_of",
     "record_event",
+    "replace_pending",
     "start_login",
 ]
 
@@ -89,11 +90,13 @@ def start_login(db: Session, services: Services, customer_id: str, factor: str) 
     )
     if factor == "SMS_OTP":
         pending.expires_at = send_sms_code(services, customer, f"sms:{customer.id}")
+        replace_pending(db, customer.id, "LOGIN")  # after the code store's write
         db.add(pending)
         return {"factor": factor, "challengeId": pending.id, "expiresAt": iso(pending.expires_at)}
     row = find_factor(db, customer.id, "PASSKEY")
     assert row is not None and row.credential_id is not None
     pending.challenge = secrets.token_bytes(32)
+    replace_pending(db, customer.id, "LOGIN")
     db.add(pending)
     return {
         "factor": factor,
@@ -101,6 +104,15 @@ def start_login(db: Session, services: Services, customer_id: str, factor: str) 
         "allowedOrigins": services.settings.allowed_origins(),
         "relyingPartyId": services.settings.rp_id,
     }
+
+
+def replace_pending(db: Session, customer_id: str, kind: str, subject: str | None = None) -> None:
+    """Drop the customer's earlier challenges of ``kind`` (and ``subject``): one is
+    outstanding at a time, so a customer's pending challenges stay bounded."""
+    query = delete(ScaPending).where(ScaPending.customer_id == customer_id, ScaPending.kind == kind)
+    if subject is not None:
+        query = query.where(ScaPending.subject == subject)
+    db.execute(query)
 
 
 def _no_challenge() -> Exception:

@@ -23,7 +23,13 @@ from ..models.sca import BeneficiaryTrustConfirm, ScaAuthorization
 from ..services import Services
 from .errors import Refusal, not_found
 from .quotes import find_quote
-from .sca_login import assertion_options, claim_pending, pending_challenge, proof_of
+from .sca_login import (
+    assertion_options,
+    claim_pending,
+    pending_challenge,
+    proof_of,
+    replace_pending,
+)
 from .sca_profile import check_proof, find_factor, sca_customer, send_sms_code
 
 __all__ = ["authorize_quote", "confirm_trust", "resend_quote_code", "start_trust"]
@@ -60,6 +66,7 @@ def start_trust(db: Session, services: Services, account_id: str, kind: str) -> 
     )
     if factors[0] == "SMS_OTP":
         pending.expires_at = send_sms_code(services, customer, _sms_key(kind, customer.id))
+    replace_pending(db, customer.id, kind, account.id)  # after the code store's write
     db.add(pending)
     challenge: dict[str, Any] = {
         "id": pending.id,
