@@ -169,7 +169,27 @@ _UNKNOWN_ID_IN_BODY = (
     "an id in the body that names no resource is 404 NOT_FOUND, the service's answer for a "
     "missing resource everywhere (the interface's Errors table leaves this status open)"
 )
+_NO_CUSTOMER_ID = (
+    "a request without its required customerId query parameter is 400 INVALID_INPUT, as every "
+    "malformed request (the published document leaves 400 out of this operation)"
+)
+_CODES_LIMITED = (
+    "a one-time code is sent at most once every 30 seconds (429 OTP_RATE_LIMITED with "
+    "Retry-After), and a customer without the phone or email is 400; the published document "
+    "leaves these out of this operation"
+)
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
+    ("GET", "/sca/factors"): ((400,), _NO_CUSTOMER_ID),
+    ("GET", "/sca/factors/reset/{resetId}"): ((400,), _NO_CUSTOMER_ID),
+    ("DELETE", "/sca/factors/{credentialId}"): ((400,), _NO_CUSTOMER_ID),
+    ("POST", "/sca/login/start"): ((429,), _CODES_LIMITED),
+    ("POST", "/customers/external-accounts/{externalAccountId}/trust"): ((429,), _CODES_LIMITED),
+    ("POST", "/customers/external-accounts/{externalAccountId}/untrust"): (
+        (429,),
+        _CODES_LIMITED,
+    ),
+    ("POST", "/customers/{customerId}/verify-email"): ((400, 429), _CODES_LIMITED),
+    ("POST", "/customers/{customerId}/verify-phone"): ((400, 429), _CODES_LIMITED),
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents/me/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents"): ((404,), _UNKNOWN_ID_IN_BODY),
