@@ -216,3 +216,17 @@ def test_bad_requests(client: SandboxClient, path: str, body: Any) -> None:
     answer = client.post(path, body, params={"customerId": customer_id})
     assert answer.status_code == 400, answer.text
     assert set(answer.json()) == {"status", "code", "reason"}
+
+
+def test_a_label_with_a_colon(client: SandboxClient) -> None:
+    """The otpauth label reserves the colon for the issuer: an email with one still enrolls,
+    as does a customer without an email."""
+    for email in ("odd:name@example.com", None):
+        fields = {"email": email} if email else {}
+        customer_id = client.create_customer(region="AT", phoneNumber="+43664123456", **fields)[
+            "id"
+        ]
+        started = client.post("/sca/factors", {"type": "TOTP"}, params={"customerId": customer_id})
+        assert started.status_code == 200, started.text
+        label = started.json()["totpUri"].split("?")[0].rsplit("/", 1)[1]
+        assert label.count(":") + label.count("%3A") == 1, label
