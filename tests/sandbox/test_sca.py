@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import struct
 import time
 from pathlib import Path
@@ -230,3 +231,28 @@ def test_a_label_with_a_colon(client: SandboxClient) -> None:
         assert started.status_code == 200, started.text
         label = started.json()["totpUri"].split("?")[0].rsplit("/", 1)[1]
         assert label.count(":") + label.count("%3A") == 1, label
+
+
+def test_text_no_database_takes(client: SandboxClient) -> None:
+    """A NUL or a lone surrogate in an id, a secret or a code: 4xx with a code, never 500."""
+    customer_id = eu_customer(client)
+    for params, body in (
+        ({"customerId": "Customer:\x00"}, {"type": "TOTP"}),
+        ({"customerId": customer_id}, {"type": "TOTP", "secret": "\x00" * 40, "code": "1"}),
+        ({"customerId": customer_id}, {"type": "TOTP", "secret": "ab" * 20, "code": "\ud800"}),
+    ):
+        path = "/sca/factors/confirm" if "secret" in body else "/sca/factors"
+        answer = client.request(
+            "POST",
+            path,
+            content=json.dumps(body),  # ASCII: a lone surrogate as its escape
+            headers={"Content-Type": "application/json"},
+            params=params,
+        )
+        assert 400 <= answer.status_code < 500, answer.text
+        assert set(answer.json()) == {"status", "code", "reason"}
+    keys = client.post(
+        "/auth/delegated-keys",
+        {"cardId": "Card:x", "internalAccountId": "InternalAccount:\x00", "nickname": "k\x00"},
+    )
+    assert 400 <= keys.status_code < 500, keys.text
