@@ -68,6 +68,13 @@ EXPECTED_ERRORS = {
     "transactions.cancel": "404 NOT_FOUND",
     "agent.delete_external_account": "404 NOT_FOUND",
     "agent.create_external_account": "400 INVALID_INPUT",
+    "sca.delete_factor": "404 NOT_FOUND",
+    "sca.trust": "409 SCA_NOT_REQUIRED",
+    "sca.confirm_trust": "409 SCA_NOT_REQUIRED",
+    "sca.untrust": "409 SCA_NOT_REQUIRED",
+    "sca.confirm_untrust": "409 SCA_NOT_REQUIRED",
+    "sca.authorize_quote": "409 SCA_NOT_REQUIRED",
+    "sca.resend_quote_code": "409 SCA_NOT_REQUIRED",
 }
 PUBLISHED = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 #: Served by the sandbox service only (not in the published document).
@@ -340,8 +347,45 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("auth.list_sessions", accountId=customer.wallet)
     run("internal_accounts.export", customer.wallet, body={"clientPublicKey": KEY}, session=session)
     run("quotes.execute", quote.id, session=session)
+    run("auth.refresh_session", session.id, body={"clientPublicKey": KEY})  # its 202
+    card = {"cardId": "Card:run", "internalAccountId": customer.wallet, "nickname": "Card key"}
+    delegated = run("auth.create_delegated_key", body=card, session=session)  # three legs
+    run("auth.list_delegated_keys", accountId=customer.wallet)
+    run("auth.get_delegated_key", delegated.id)
+    run("auth.revoke_delegated_key", delegated.id)
     run("auth.revoke_credential", credential_id, session=session)
     run("auth.revoke_session", session.id, session=session)
+    # Strong customer authentication and contact verification, for a customer of the EEA.
+    eu = run(
+        "customers.create",
+        body={"customerType": "INDIVIDUAL", "region": "DE", "phoneNumber": "+4915112345678"},
+    )
+    run("contact_verification.send_phone_code", eu.id)
+    run("contact_verification.confirm_phone", eu.id, body={"code": "123456"})
+    eu_email = run(
+        "customers.create",
+        body={"customerType": "INDIVIDUAL", "region": "FR", "email": "eu@example.com"},
+    )
+    run("contact_verification.send_email_code", eu_email.id)
+    run("contact_verification.confirm_email", eu_email.id, body={"code": "123456"})
+    run("sca.list_factors", customerId=eu.id)
+    totp = run("sca.start_enrollment", body={"type": "TOTP"}, customerId=eu.id)
+    confirm = {"type": "TOTP", "secret": totp.secret, "code": "123456"}
+    run("sca.confirm_enrollment", body=confirm, customerId=eu.id)
+    run("sca.delete_factor", "no-such-passkey", customerId=eu.id)
+    run("sca.start_login", body={"factor": "TOTP"}, customerId=eu.id)
+    proof = {"factor": "TOTP", "code": "123456", "endUserIpAddress": "203.0.113.42"}
+    run("sca.complete_login", body=proof, customerId=eu.id)
+    run("sca.record_event", body={"eventType": "FAILED_LOGIN_ATTEMPT"}, customerId=eu.id)
+    reset = run("sca.start_reset", body={"factor": "TOTP"}, customerId=eu.id)
+    run("sca.get_reset", reset.resetId, customerId=eu.id)
+    run("sca.complete_reset", reset.resetId, customerId=eu.id)
+    run("sca.trust", bank.id)  # the customer of the bank account is not in the EEA
+    run("sca.confirm_trust", bank.id, body={"code": "123456"})
+    run("sca.untrust", bank.id)
+    run("sca.confirm_untrust", bank.id, body={"code": "123456"})
+    run("sca.authorize_quote", quote.id, body={"code": "123456"})
+    run("sca.resend_quote_code", quote.id)
     # Invitations and verifications.
     run("invitations.create", body={"inviterUma": "$nobody@x.test"})
     run("invitations.get", "NOCODE")

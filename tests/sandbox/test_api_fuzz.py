@@ -186,6 +186,32 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/agents/me/external-accounts"),
         ("GET", "/agents/me/external-accounts/{externalAccountId}"),
         ("DELETE", "/agents/me/external-accounts/{externalAccountId}"),
+        # Strong customer authentication, contact verification, delegated keys, refresh.
+        ("GET", "/sca/factors"),
+        ("POST", "/sca/factors"),
+        ("POST", "/sca/factors/confirm"),
+        ("DELETE", "/sca/factors/{credentialId}"),
+        ("POST", "/sca/login/start"),
+        ("POST", "/sca/login/complete"),
+        ("POST", "/sca/record-event"),
+        ("POST", "/sca/factors/reset"),
+        ("GET", "/sca/factors/reset/{resetId}"),
+        ("POST", "/sca/factors/reset/{resetId}/complete"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/trust"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/trust/confirm"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/untrust"),
+        ("POST", "/customers/external-accounts/{externalAccountId}/untrust/confirm"),
+        ("POST", "/quotes/{quoteId}/authorize"),
+        ("POST", "/quotes/{quoteId}/authorize/resend"),
+        ("POST", "/customers/{customerId}/verify-email"),
+        ("POST", "/customers/{customerId}/verify-email/confirm"),
+        ("POST", "/customers/{customerId}/verify-phone"),
+        ("POST", "/customers/{customerId}/verify-phone/confirm"),
+        ("POST", "/auth/sessions/{id}/refresh"),
+        ("POST", "/auth/delegated-keys"),
+        ("GET", "/auth/delegated-keys"),
+        ("GET", "/auth/delegated-keys/{id}"),
+        ("DELETE", "/auth/delegated-keys/{id}"),
     }
 )
 SANDBOX_ONLY_OPERATIONS = frozenset(
@@ -212,11 +238,31 @@ _KEY_TAKEN = (
     "a key reused with another request is 422 IDEMPOTENCY_KEY_REUSED, one still in use 409 "
     "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 )
+_NO_CUSTOMER_ID = (
+    "a request without its required customerId query parameter is 400 INVALID_INPUT, as every "
+    "malformed request (the published document leaves 400 out of this operation)"
+)
+_CODES_LIMITED = (
+    "a one-time code is sent at most once every 30 seconds (429 OTP_RATE_LIMITED with "
+    "Retry-After), and a customer without the phone or email is 400; the published document "
+    "leaves these out of this operation"
+)
 GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
     ("POST", "/sandbox/webhooks/test"): (
         (403,),
         "sandbox-only like every /sandbox operation: 403 in production after the credentials",
     ),
+    ("GET", "/sca/factors"): ((400,), _NO_CUSTOMER_ID),
+    ("GET", "/sca/factors/reset/{resetId}"): ((400,), _NO_CUSTOMER_ID),
+    ("DELETE", "/sca/factors/{credentialId}"): ((400,), _NO_CUSTOMER_ID),
+    ("POST", "/sca/login/start"): ((429,), _CODES_LIMITED),
+    ("POST", "/customers/external-accounts/{externalAccountId}/trust"): ((429,), _CODES_LIMITED),
+    ("POST", "/customers/external-accounts/{externalAccountId}/untrust"): (
+        (429,),
+        _CODES_LIMITED,
+    ),
+    ("POST", "/customers/{customerId}/verify-email"): ((400, 429), _CODES_LIMITED),
+    ("POST", "/customers/{customerId}/verify-phone"): ((400, 429), _CODES_LIMITED),
     ("POST", "/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents/me/quotes"): ((404,), _UNKNOWN_ID_IN_BODY),
     ("POST", "/agents"): ((404,), _UNKNOWN_ID_IN_BODY),

@@ -203,9 +203,13 @@ def test_an_advance_runs_the_webhook_retries_before_answering(
     control_server: SandboxServer, api: SandboxClient
 ) -> None:
     with webhook_receiver() as receiver:
-        failures = [500, 500]  # the first two deliveries fail, whatever the event
+        # The first two deliveries of the transfer's events fail (the endpoint's TEST event,
+        # which is never retried, is taken).
+        failures = [500, 500]
 
-        def answer(_: dict[str, Any]) -> int:
+        def answer(event: dict[str, Any]) -> int:
+            if event.get("type") == "TEST":
+                return 200
             with receiver.lock:
                 return failures.pop(0) if failures else 200
 
@@ -230,7 +234,7 @@ def test_an_advance_runs_the_webhook_retries_before_answering(
             # after the next failure) fall due inside the hour: all of them have run when the
             # advance answers, each failure followed by one more delivery of its event.
             _advance(api, 3600)
-            ids = [event["id"] for event in receiver.events()]
+            ids = [event["id"] for event in receiver.events() if event.get("type") != "TEST"]
             assert len(set(ids)) >= 2, ids  # the transfer's events
             assert len(ids) == len(set(ids)) + 2, ids
         finally:

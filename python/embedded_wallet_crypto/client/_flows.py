@@ -120,6 +120,10 @@ def _challenge(reply: Reply) -> tuple[str, str]:
     return payload, request_id
 
 
+#: The most signed retries of one call (``POST /auth/delegated-keys`` has two).
+MAX_SIGNED_LEGS = 2
+
+
 def signed_retry(
     call: Call, first: Reply, signer: Signer, *, bound_key: str | None = None
 ) -> Flow[Reply]:
@@ -190,7 +194,9 @@ def operation_flow(
         reply = yield from payload_signed(call, args, signer)
     else:
         reply = yield call
-        if signer is not None and reply.status == 202:
+        legs = 0  # a delegated key's creation answers its first signed retry with a second 202
+        while signer is not None and reply.status == 202 and legs < MAX_SIGNED_LEGS:
+            legs += 1
             bound = body.get(op.binds_key) if op.binds_key and isinstance(body, Mapping) else None
             bound_key = bound if isinstance(bound, str) else None
             reply = yield from signed_retry(call, reply, signer, bound_key=bound_key)

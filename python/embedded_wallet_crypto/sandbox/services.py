@@ -18,6 +18,7 @@ from ..otp import OneTimeCodes, OtpLogin
 from ..policy import Environment
 from ..signed_retry import SignedRetry
 from ..stores import PostgresStore, RedisStore, SqliteStore
+from ..totp import Totp
 from .clock import Clock
 from .db.engine import Database
 from .db.tables_wallet import ServiceSecret
@@ -106,6 +107,8 @@ class Services:
     oidc_issuers: tuple[str, ...]
     oidc_audiences: tuple[str, ...]
     mailer: Mailer
+    totp: Totp
+    sms: OneTimeCodes
 
     @property
     def sandbox(self) -> bool:
@@ -154,6 +157,19 @@ class Services:
             clock=Clock.time if environment is Environment.SANDBOX else None,
             sandbox=environment,
         )
+        # SCA: TOTP codes accepted once per factor in the store (the interface's sandbox code
+        # 123456 in the sandbox only); SMS codes like the email codes, but their sandbox code
+        # is the published 123456, accepted by the SCA rules (sandbox only), so the engine's
+        # own sandbox code is off.
+        totp = Totp(store, issuer="Embedded wallet sandbox", sandbox=environment)
+        sms = OneTimeCodes(
+            store,
+            hash_key=hash_key,
+            ttl_seconds=clock.seconds(OTP_SECONDS),
+            min_reissue_interval_seconds=clock.seconds(OTP_REISSUE_SECONDS),
+            issue_window_seconds=clock.seconds(3600),
+            sandbox=False,
+        )
         token_signer = KeyPair.from_private_hex(
             shared_secret(database, "verification-token-signer", _new_private_key)
         )
@@ -177,6 +193,8 @@ class Services:
             oidc_issuers=tuple(keys),
             oidc_audiences=tuple(settings.oidc_audiences) or (DEFAULT_AUDIENCE,),
             mailer=Mailer(settings),
+            totp=totp,
+            sms=sms,
         )
 
     def close(self) -> None:

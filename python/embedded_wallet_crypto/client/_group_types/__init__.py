@@ -12,6 +12,7 @@ from . import customers as _customers
 from . import payments as _payments
 from . import platform as _platform
 from . import sandbox as _sandbox
+from . import sca as _sca
 from . import wallet as _wallet
 
 __all__ = [
@@ -39,6 +40,8 @@ SYNC_GROUPS: dict[str, type[SyncGroup]] = {
     "quotes": _payments.QuotesOperations,
     "transactions": _payments.TransactionsOperations,
     "auth": _wallet.AuthOperations,
+    "sca": _sca.ScaOperations,
+    "contact_verification": _sca.ContactVerificationOperations,
     "agents": _agents.AgentsOperations,
     "agent": _agents.AgentOperations,
     "sandbox": _sandbox.SandboxOperations,
@@ -62,6 +65,8 @@ ASYNC_GROUPS: dict[str, type[AsyncGroup]] = {
     "quotes": _payments.AsyncQuotesOperations,
     "transactions": _payments.AsyncTransactionsOperations,
     "auth": _wallet.AsyncAuthOperations,
+    "sca": _sca.AsyncScaOperations,
+    "contact_verification": _sca.AsyncContactVerificationOperations,
     "agents": _agents.AsyncAgentsOperations,
     "agent": _agents.AsyncAgentOperations,
     "sandbox": _sandbox.AsyncSandboxOperations,
@@ -87,6 +92,8 @@ class SyncGroups:
     quotes: _payments.QuotesOperations
     transactions: _payments.TransactionsOperations
     auth: _wallet.AuthOperations
+    sca: _sca.ScaOperations
+    contact_verification: _sca.ContactVerificationOperations
     agents: _agents.AgentsOperations
     agent: _agents.AgentOperations
     sandbox: _sandbox.SandboxOperations
@@ -111,6 +118,8 @@ class AsyncGroups:
     quotes: _payments.AsyncQuotesOperations
     transactions: _payments.AsyncTransactionsOperations
     auth: _wallet.AsyncAuthOperations
+    sca: _sca.AsyncScaOperations
+    contact_verification: _sca.AsyncContactVerificationOperations
     agents: _agents.AsyncAgentsOperations
     agent: _agents.AsyncAgentOperations
     sandbox: _sandbox.AsyncSandboxOperations

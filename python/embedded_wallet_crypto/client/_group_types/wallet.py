@@ -3,6 +3,7 @@ from the operation table: do not edit."""
 
 from __future__ import annotations
 
+from ...sandbox.models.delegated_keys import DelegatedKeyList, DelegatedKeyOut
 from ...sandbox.models.wallet import (
     AuthMethodList,
     AuthMethodWithBundle,
@@ -29,6 +30,11 @@ class AuthOperations(SyncGroup):
     revoke_credential: SyncOperation[SignedRequestChallengeOut | None]
     list_sessions: SyncOperation[SessionList]
     revoke_session: SyncOperation[SignedRequestChallengeOut | None]
+    refresh_session: SyncOperation[SessionOut | SignedRequestChallengeOut]
+    create_delegated_key: SyncOperation[DelegatedKeyOut | SignedRequestChallengeOut]
+    list_delegated_keys: SyncOperation[DelegatedKeyList]
+    get_delegated_key: SyncOperation[DelegatedKeyOut]
+    revoke_delegated_key: SyncOperation[None]
 
 
 class AsyncAuthOperations(AsyncGroup):
@@ -41,3 +47,8 @@ class AsyncAuthOperations(AsyncGroup):
     revoke_credential: AsyncOperation[SignedRequestChallengeOut | None]
     list_sessions: AsyncOperation[SessionList]
     revoke_session: AsyncOperation[SignedRequestChallengeOut | None]
+    refresh_session: AsyncOperation[SessionOut | SignedRequestChallengeOut]
+    create_delegated_key: AsyncOperation[DelegatedKeyOut | SignedRequestChallengeOut]
+    list_delegated_keys: AsyncOperation[DelegatedKeyList]
+    get_delegated_key: AsyncOperation[DelegatedKeyOut]
+    revoke_delegated_key: AsyncOperation[None]

@@ -1,4 +1,5 @@
-"""Sessions: ``GET /auth/sessions`` and ``DELETE /auth/sessions/{id}`` (a signed retry)."""
+"""Sessions: ``GET /auth/sessions``, ``DELETE /auth/sessions/{id}`` and
+``POST /auth/sessions/{id}/refresh`` (signed retries)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Signed, Svc, committed, require_platform
-from ..domain import wallet
-from ..models.wallet import SessionList
-from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses
+from ..domain import session_refresh, wallet
+from ..models.wallet import SessionList, SessionOut, SessionRefreshBody
+from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses, signed_answer
 
 __all__ = ["router"]
 
@@ -37,3 +38,22 @@ def revoke_session(session_id: PathId, signed: Signed, db: Db, services: Svc) ->
     if challenge is not None:
         return committed(db, JSONResponse(challenge, status_code=202))
     return committed(db, Response(status_code=204))
+
+
+@router.post(
+    "/auth/sessions/{session_id}/refresh",
+    status_code=201,
+    response_model=SessionOut,
+    response_model_exclude_none=True,
+    responses=CHALLENGE_RESPONSE,
+)
+def refresh_session(
+    session_id: PathId, body: SessionRefreshBody, signed: Signed, db: Db, services: Svc
+) -> JSONResponse:
+    """202 binding ``clientPublicKey``; then the same body stamped by this session's key: 201
+    and a new session (``encryptedSessionSigningKey`` for an uncompressed key); the old
+    session ends."""
+    status, made = session_refresh.refresh_session(
+        db, services, session_id, body.clientPublicKey, signed
+    )
+    return signed_answer(db, status, made, model=SessionOut)

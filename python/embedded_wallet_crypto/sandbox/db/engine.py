@@ -21,10 +21,12 @@ from . import (
     tables_agents,
     tables_control,
     tables_customer_ops,
+    tables_delegated,
     tables_events,
     tables_kyc,
     tables_payments,
     tables_platform,
+    tables_sca,
     tables_wallet,
 )
 from .base import Base
@@ -43,6 +45,8 @@ TABLES = (
     tables_events,
     tables_customer_ops,
     tables_control,
+    tables_sca,
+    tables_delegated,
 )
 
 

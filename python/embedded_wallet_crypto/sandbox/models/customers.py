@@ -89,6 +89,8 @@ class CustomerOut(BaseModel):
     createdAt: str
     updatedAt: str
     isDeleted: bool
+    #: EEA customers (contact verification): ``{"email": ..., "phone": ...}``, PENDING or VERIFIED.
+    contactVerification: dict[str, str] | None = None
 
 
 class InternalAccountOut(BaseModel):

@@ -25,6 +25,7 @@ __all__ = [
     "PasskeyChallengeOut",
     "SessionList",
     "SessionOut",
+    "SessionRefreshBody",
     "SignedRequestChallengeOut",
     "VerifyBody",
 ]
@@ -137,6 +138,13 @@ class SessionOut(AuthMethodOut):
 
 class SessionList(BaseModel):
     data: list[SessionOut]
+
+
+class SessionRefreshBody(BaseModel):
+    """``AuthSessionRefreshRequest``: the same key on both legs."""
+
+    model_config = ConfigDict(extra="forbid")
+    clientPublicKey: _ClientKey
 
 
 class ExportBody(BaseModel):
