@@ -62,6 +62,49 @@ DIVERGENCES: dict[tuple[str, str, int, str], str] = {
         "the sandbox keeps a customer's businessInfo as sent (free-form, bounded)"
     ),
     **{
+        (method, path, 200, field): (
+            "a customer's address and businessInfo as sent (free-form, bounded), as POST "
+            "/customers keeps them"
+        )
+        for method, path in (
+            ("GET", "/customers/{customerId}"),
+            ("PATCH", "/customers/{customerId}"),
+            ("DELETE", "/customers/{customerId}"),
+            ("POST", "/customers/{customerId}/verify-email/confirm"),
+            ("POST", "/customers/{customerId}/verify-phone/confirm"),
+        )
+        for field in ("address", "businessInfo")
+    },
+    ("GET", "/customers", 200, "data"): (
+        "a listed customer's address and businessInfo as sent (free-form, bounded), as POST "
+        "/customers keeps them (a customer of the list fails the published schema as a whole)"
+    ),
+    **{
+        (method, path, 400, "INVALID_INPUT"): (
+            "a malformed request (a missing customerId, a limit, cursor or filter out of range) "
+            "is 400 INVALID_INPUT, as every other operation answers it; the published operation "
+            "lists no 400"
+        )
+        for method, path in (
+            ("GET", "/sca/factors"),
+            ("GET", "/sca/factors/reset/{resetId}"),
+            ("DELETE", "/sca/factors/{credentialId}"),
+            ("GET", "/uma-providers"),
+            ("GET", "/agents/me/internal-accounts"),
+            ("POST", "/customers/bulk/csv"),
+        )
+    },
+    **{
+        ("POST", "/customers/bulk/csv", 400, code): (
+            "a file that is not a readable CSV of customers (empty, without the required "
+            "columns, past 1000 rows) is 400; the published upload lists no error but 401"
+        )
+        for code in ("INVALID_CSV", "CSV_EMPTY", "CSV_MISSING_COLUMNS", "CSV_TOO_MANY_ROWS")
+    },
+    ("POST", "/sandbox/webhooks/test", 403, "FORBIDDEN"): (
+        "sandbox-only like every /sandbox operation: 403 in production, after the credentials"
+    ),
+    **{
         (method, path, 404, code): (
             "an id in the body that names nothing is 404 (the service's answer for a missing "
             "resource everywhere, the interface's errors leave it open); the published "
