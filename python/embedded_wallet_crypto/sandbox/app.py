@@ -29,6 +29,7 @@ from .api import (
     receivers,
     sandbox,
     sessions,
+    stablecoins,
     transactions,
     transfers,
     verifications,
@@ -64,6 +65,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, invitations.router),
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
+    (BASE_PATH, stablecoins.router),
     ("", page.router),
 )
 

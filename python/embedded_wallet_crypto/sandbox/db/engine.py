@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.schema import CreateIndex
 
-from . import tables_agents, tables_payments, tables_wallet
+from . import tables_agents, tables_cards, tables_payments, tables_wallet
 from .base import Base
 
 __all__ = ["Database", "lock", "sqlalchemy_url"]
@@ -22,7 +22,7 @@ __all__ = ["Database", "lock", "sqlalchemy_url"]
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 #: The table modules: every table is on :class:`~.base.Base` once they are imported.
-TABLES = (tables_wallet, tables_payments, tables_agents)
+TABLES = (tables_wallet, tables_payments, tables_agents, tables_cards)
 
 
 def sqlalchemy_url(database: str) -> str:
