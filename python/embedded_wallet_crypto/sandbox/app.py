@@ -18,6 +18,8 @@ from .. import __version__
 from .api import (
     agent_me,
     agents,
+    card_simulations,
+    cards,
     config,
     credentials,
     customers,
@@ -66,7 +68,10 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, verifications.router),
     (BASE_PATH, receivers.router),
     (BASE_PATH, stablecoins.router),
+    (BASE_PATH, cards.router),
+    (BASE_PATH, card_simulations.router),
     ("", page.router),
+    ("", cards.reveal_router),
 )
 
 
