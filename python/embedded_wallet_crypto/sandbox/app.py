@@ -22,6 +22,7 @@ from .api import (
     cards,
     config,
     credentials,
+    crypto,
     customers,
     export,
     external_accounts,
@@ -52,6 +53,7 @@ __all__ = ["BASE_PATH", "ROUTERS", "create_app"]
 #: request's route is found: ``/agents/me`` before ``/agents/{agentId}``). The page's router
 #: (``/``, ``/page.js``) is outside the base path.
 ROUTERS: tuple[tuple[str, APIRouter], ...] = (
+    (BASE_PATH, crypto.router),  # /customers/end-user-terms before any /customers/{id}
     (BASE_PATH, customers.router),
     (BASE_PATH, credentials.router),
     (BASE_PATH, sessions.router),
