@@ -34,7 +34,8 @@ def _problems(error: ValidationError) -> str:
 def read_answer(op: Operation, status: int, data: Any) -> Any:
     """The answer as the caller gets it: None for no body; a retry-signed operation's 202
     as a :class:`SignedRequestChallengeOut`; otherwise ``data`` read into the operation's
-    ``response_model`` (the parsed JSON as it is when it has none).
+    ``response_model`` (an operation whose answer is a 202, a card simulation's, too; the
+    parsed JSON as it is when it has none).
 
     Raises:
         ClientError: ``RESPONSE_INVALID`` when the answer does not fit the model (naming the
@@ -43,9 +44,7 @@ def read_answer(op: Operation, status: int, data: Any) -> Any:
     if data is None:
         return None
     model: Any = op.response_model
-    if status == 202:
-        if op.signing != "retry":
-            return data
+    if status == 202 and op.signing == "retry":
         model = SignedRequestChallengeOut
     if model is None:
         return data

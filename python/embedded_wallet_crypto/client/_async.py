@@ -29,6 +29,7 @@ from ._group_types import (
     AsyncAgentOperations,
     AsyncAgentsOperations,
     AsyncAuthOperations,
+    AsyncCardsOperations,
     AsyncConfigOperations,
     AsyncCustomersOperations,
     AsyncExternalAccountsOperations,
@@ -36,6 +37,7 @@ from ._group_types import (
     AsyncInvitationsOperations,
     AsyncQuotesOperations,
     AsyncSandboxOperations,
+    AsyncStablecoinsOperations,
     AsyncTransactionsOperations,
     AsyncTransfersOperations,
     AsyncVerificationsOperations,
@@ -108,6 +110,8 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport]):
     agents: AsyncAgentsOperations
     agent: AsyncAgentOperations
     sandbox: AsyncSandboxOperations
+    cards: AsyncCardsOperations
+    stablecoins: AsyncStablecoinsOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -17,12 +17,13 @@ from ..sandbox.models.agents import (
     RedeemedDeviceCodeOut,
 )
 from ..sandbox.models.config import ConfigOut
+from ..sandbox.models.crypto import EndUserTermsOut, WithdrawalFeeOut
 from ..sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
 from ..sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ..sandbox.models.invitations import InvitationOut
 from ..sandbox.models.quotes import QuoteOut, ReceiverLookupOut
 from ..sandbox.models.transactions import TransactionList, TransactionOut
-from ..sandbox.models.verifications import VerificationOut
+from ..sandbox.models.verifications import VerificationList, VerificationOut
 from ..sandbox.models.wallet import (
     AuthMethodList,
     AuthMethodWithBundle,
@@ -31,6 +32,14 @@ from ..sandbox.models.wallet import (
     SessionList,
     SessionOut,
     SignedRequestChallengeOut,
+)
+from ._group_types_cards import (
+    AsyncCardsOperations,
+    AsyncSandboxCardSimulations,
+    AsyncStablecoinsOperations,
+    CardsOperations,
+    SandboxCardSimulations,
+    StablecoinsOperations,
 )
 from ._groups import (
     AsyncGroup,
@@ -49,6 +58,7 @@ __all__ = [
     "AsyncAgentOperations",
     "AsyncAgentsOperations",
     "AsyncAuthOperations",
+    "AsyncCardsOperations",
     "AsyncConfigOperations",
     "AsyncCustomersOperations",
     "AsyncExternalAccountsOperations",
@@ -56,10 +66,12 @@ __all__ = [
     "AsyncInvitationsOperations",
     "AsyncQuotesOperations",
     "AsyncSandboxOperations",
+    "AsyncStablecoinsOperations",
     "AsyncTransactionsOperations",
     "AsyncTransfersOperations",
     "AsyncVerificationsOperations",
     "AuthOperations",
+    "CardsOperations",
     "ConfigOperations",
     "CustomersOperations",
     "ExternalAccountsOperations",
@@ -67,6 +79,7 @@ __all__ = [
     "InvitationsOperations",
     "QuotesOperations",
     "SandboxOperations",
+    "StablecoinsOperations",
     "TransactionsOperations",
     "TransfersOperations",
     "VerificationsOperations",
@@ -84,6 +97,7 @@ class CustomersOperations(SyncGroup):
     """Customers."""
 
     create: SyncOperation[CustomerOut]
+    end_user_terms: SyncOperation[EndUserTermsOut]
 
 
 class InternalAccountsOperations(SyncGroup):
@@ -119,6 +133,7 @@ class QuotesOperations(SyncGroup):
     execute: SyncOperation[QuoteOut]
     lookup_uma: SyncOperation[ReceiverLookupOut]
     lookup_external_account: SyncOperation[ReceiverLookupOut]
+    estimate_withdrawal_fee: SyncOperation[WithdrawalFeeOut]
 
 
 class TransactionsOperations(SyncGroup):
@@ -143,6 +158,7 @@ class VerificationsOperations(SyncGroup):
 
     create: SyncOperation[VerificationOut]
     get: SyncOperation[VerificationOut]
+    list: SyncListOperation[VerificationList, VerificationOut]
 
 
 class AuthOperations(SyncGroup):
@@ -189,7 +205,7 @@ class AgentOperations(SyncGroup):
     transfer_out: SyncOperation[AgentActionOut]
 
 
-class SandboxOperations(SyncGroup):
+class SandboxOperations(SandboxCardSimulations):
     """Sandbox."""
 
     fund: SyncOperation[InternalAccountOut]
@@ -209,6 +225,7 @@ class AsyncCustomersOperations(AsyncGroup):
     """Customers."""
 
     create: AsyncOperation[CustomerOut]
+    end_user_terms: AsyncOperation[EndUserTermsOut]
 
 
 class AsyncInternalAccountsOperations(AsyncGroup):
@@ -244,6 +261,7 @@ class AsyncQuotesOperations(AsyncGroup):
     execute: AsyncOperation[QuoteOut]
     lookup_uma: AsyncOperation[ReceiverLookupOut]
     lookup_external_account: AsyncOperation[ReceiverLookupOut]
+    estimate_withdrawal_fee: AsyncOperation[WithdrawalFeeOut]
 
 
 class AsyncTransactionsOperations(AsyncGroup):
@@ -268,6 +286,7 @@ class AsyncVerificationsOperations(AsyncGroup):
 
     create: AsyncOperation[VerificationOut]
     get: AsyncOperation[VerificationOut]
+    list: AsyncListOperation[VerificationList, VerificationOut]
 
 
 class AsyncAuthOperations(AsyncGroup):
@@ -314,7 +333,7 @@ class AsyncAgentOperations(AsyncGroup):
     transfer_out: AsyncOperation[AgentActionOut]
 
 
-class AsyncSandboxOperations(AsyncGroup):
+class AsyncSandboxOperations(AsyncSandboxCardSimulations):
     """Sandbox."""
 
     fund: AsyncOperation[InternalAccountOut]
@@ -338,6 +357,8 @@ SYNC_GROUPS: dict[str, type[SyncGroup]] = {
     "agents": AgentsOperations,
     "agent": AgentOperations,
     "sandbox": SandboxOperations,
+    "cards": CardsOperations,
+    "stablecoins": StablecoinsOperations,
 }
 #: Group attribute -> its class in an ``AsyncClient``.
 ASYNC_GROUPS: dict[str, type[AsyncGroup]] = {
@@ -354,4 +375,6 @@ ASYNC_GROUPS: dict[str, type[AsyncGroup]] = {
     "agents": AsyncAgentsOperations,
     "agent": AsyncAgentOperations,
     "sandbox": AsyncSandboxOperations,
+    "cards": AsyncCardsOperations,
+    "stablecoins": AsyncStablecoinsOperations,
 }

@@ -31,13 +31,23 @@ from ..sandbox.models.agents import (
     DeviceCodeStatusOut,
     RedeemedDeviceCodeOut,
 )
+from ..sandbox.models.cards import CardList, CardOut, CardRevealOut, SimulationOut
 from ..sandbox.models.config import ConfigOut
+from ..sandbox.models.crypto import EndUserTermsOut, WithdrawalFeeOut
 from ..sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
 from ..sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ..sandbox.models.invitations import InvitationOut
 from ..sandbox.models.quotes import QuoteOut, ReceiverLookupOut
+from ..sandbox.models.stablecoins import (
+    ProviderAccountList,
+    ProviderAccountOut,
+    StablecoinList,
+    StablecoinOperationList,
+    StablecoinOperationOut,
+    StablecoinOut,
+)
 from ..sandbox.models.transactions import TransactionList, TransactionOut
-from ..sandbox.models.verifications import VerificationOut
+from ..sandbox.models.verifications import VerificationList, VerificationOut
 from ..sandbox.models.wallet import (
     AuthMethodList,
     AuthMethodWithBundle,
@@ -158,6 +168,8 @@ GROUPS: dict[str, str] = {
     "agents": "Agent Management",
     "agent": "Agent Operations",
     "sandbox": "Sandbox",
+    "cards": "Cards",
+    "stablecoins": "Stablecoins",
 }
 
 _ = Operation
@@ -227,6 +239,34 @@ OPERATIONS: tuple[Operation, ...] = (
     _("sandbox",            "send",                    "POST",   "/sandbox/send",                               "sandboxSend",                      False, response_model=TransactionOut),
     _("sandbox",            "receive_uma",             "POST",   "/sandbox/uma/receive",                        "sandboxReceive",                   False, response_model=TransactionOut),
     _("sandbox",            "webhook_public_key",      "GET",    "/sandbox/webhook-public-key",                 "sandboxWebhookPublicKey",          True, response_model=str),
+    _("customers",          "end_user_terms",          "GET",    "/customers/end-user-terms",                   "getEndUserTerms",                  True, response_model=EndUserTermsOut),
+    _("quotes",             "estimate_withdrawal_fee", "POST",   "/crypto/estimate-withdrawal-fee",             "estimateCryptoWithdrawalFee",      False, response_model=WithdrawalFeeOut),
+    _("verifications",      "list",                    "GET",    "/verifications",                              "listVerifications",                True, paginated=PAGES, response_model=VerificationList),
+    _("cards",              "create",                  "POST",   "/cards",                                      "createCard",                       False, response_model=CardOut),
+    _("cards",              "list",                    "GET",    "/cards",                                      "listCards",                        True, paginated=PAGES, response_model=CardList),
+    _("cards",              "get",                     "GET",    "/cards/{id}",                                 "getCardById",                      True, response_model=CardOut),
+    _("cards",              "update",                  "PATCH",  "/cards/{id}",                                 "updateCardById",                   True, response_model=CardOut),
+    _("cards",              "reveal",                  "POST",   "/cards/{id}/reveal",                          "revealCard",                       False, response_model=CardRevealOut),
+    _("stablecoins",        "register",                "POST",   "/stablecoins",                                "registerStablecoin",               False, response_model=StablecoinOut),
+    _("stablecoins",        "list",                    "GET",    "/stablecoins",                                "listStablecoins",                  True, paginated=PAGES, response_model=StablecoinList),
+    _("stablecoins",        "get",                     "GET",    "/stablecoins/{stablecoinId}",                 "getStablecoin",                    True, response_model=StablecoinOut),
+    _("stablecoins",        "mint",                    "POST",   "/stablecoins/{stablecoinId}/mints",           "createStablecoinMint",             False, response_model=StablecoinOperationOut),
+    _("stablecoins",        "burn",                    "POST",   "/stablecoins/{stablecoinId}/burns",           "createStablecoinBurn",             False, response_model=StablecoinOperationOut),
+    _("stablecoins",        "list_operations",         "GET",    "/stablecoins/{stablecoinId}/operations",      "listStablecoinOperations",         True, paginated=PAGES, response_model=StablecoinOperationList),
+    _("stablecoins",        "get_operation",           "GET",    "/stablecoin-operations/{stablecoinOperationId}", "getStablecoinOperation",        True, response_model=StablecoinOperationOut),
+    _("stablecoins",        "link_provider_account",   "POST",   "/stablecoin-provider-accounts",               "linkStablecoinProviderAccount",    False, response_model=ProviderAccountOut),
+    _("stablecoins",        "list_provider_accounts",  "GET",    "/stablecoin-provider-accounts",               "listStablecoinProviderAccounts",   True, paginated=PAGES, response_model=ProviderAccountList),
+    _("stablecoins",        "get_provider_account",    "GET",    "/stablecoin-provider-accounts/{stablecoinProviderAccountId}", "getStablecoinProviderAccount", True, response_model=ProviderAccountOut),
+    _("sandbox",            "simulate_card_authorization", "POST", "/sandbox/cards/{id}/simulate/authorization", "sandboxSimulateCardAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_authorization_advice", "POST", "/sandbox/cards/{id}/simulate/authorization_advice", "sandboxSimulateCardAuthorizationAdvice", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_balance_inquiry", "POST", "/sandbox/cards/{id}/simulate/balance_inquiry", "sandboxSimulateCardBalanceInquiry", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_clearing", "POST", "/sandbox/cards/{id}/simulate/clearing", "sandboxSimulateCardClearing", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_credit_authorization", "POST", "/sandbox/cards/{id}/simulate/credit_authorization", "sandboxSimulateCardCreditAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_credit_authorization_advice", "POST", "/sandbox/cards/{id}/simulate/credit_authorization_advice", "sandboxSimulateCardCreditAuthorizationAdvice", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_financial_authorization", "POST", "/sandbox/cards/{id}/simulate/financial_authorization", "sandboxSimulateCardFinancialAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_financial_credit_authorization", "POST", "/sandbox/cards/{id}/simulate/financial_credit_authorization", "sandboxSimulateCardFinancialCreditAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_return", "POST", "/sandbox/cards/{id}/simulate/return", "sandboxSimulateCardReturn", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_return_reversal", "POST", "/sandbox/cards/{id}/simulate/return_reversal", "sandboxSimulateCardReturnReversal", False, response_model=SimulationOut),
 )
 # fmt: on
 del _, P, PAGES

@@ -27,6 +27,7 @@ from ._group_types import (
     AgentOperations,
     AgentsOperations,
     AuthOperations,
+    CardsOperations,
     ConfigOperations,
     CustomersOperations,
     ExternalAccountsOperations,
@@ -34,6 +35,7 @@ from ._group_types import (
     InvitationsOperations,
     QuotesOperations,
     SandboxOperations,
+    StablecoinsOperations,
     TransactionsOperations,
     TransfersOperations,
     VerificationsOperations,
@@ -103,6 +105,8 @@ class Client(ClientBase[httpx.BaseTransport]):
     agents: AgentsOperations
     agent: AgentOperations
     sandbox: SandboxOperations
+    cards: CardsOperations
+    stablecoins: StablecoinsOperations
 
     def _open(self, settings: ClientConfig, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(transport=transport, **client_options(settings))  # type: ignore[arg-type]

@@ -119,7 +119,7 @@ def list_stablecoins(
     provider: _Provider = None,
 ) -> JSONResponse:
     """The platform's stablecoins, newest first."""
-    filters = {
+    filters: dict[str, str | None] = {
         "issuanceStatus": issuanceStatus,
         "gridOperationsStatus": gridOperationsStatus,
         "provider": provider,
