@@ -308,6 +308,7 @@ def reveal_card(
     """A signed URL of the reveal page (``base_url`` + :data:`REVEAL_PATH`), loading for
     :data:`REVEAL_SECONDS`. Audit-logged with the credential, never with the URL."""
     require_issuer(services)
+    key = _reveal_key(services)  # before the request's transaction (made once, in its own)
     row = load_card(db, services, card_id)
     if row.state == "CLOSED":
         raise Refusal(409, "CARD_NOT_MUTABLE", "A closed card cannot be revealed.")
@@ -316,7 +317,7 @@ def reveal_card(
     expires = int(now) + lifetime
     url = sign_url(
         f"{base_url.rstrip('/')}{REVEAL_PATH}/{row.id}",
-        key=_reveal_key(services),
+        key=key,
         expires_at=expires,
         key_id=_REVEAL_KEY_ID,
         now=now,
