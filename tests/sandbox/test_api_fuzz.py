@@ -25,7 +25,7 @@ errors included, is compared with that operation's published status and schema, 
 exemption beyond the named list ``_published_fuzz.DIVERGENCES`` (documented in
 ``docs/sandbox-names.md``).
 
-``test_the_operations_are_the_expected_ones`` pins the served operations: the 59 the published
+``test_the_operations_are_the_expected_ones`` pins the served operations: the 87 the published
 document shares, plus the sandbox-only ``GET /sandbox/webhook-public-key``.
 
 The published document is read from ``$EWC_GRID_OPENAPI``, or else from
@@ -78,7 +78,7 @@ GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
-#: Every operation the service serves, by its published path where it has one: the 59 the
+#: Every operation the service serves, by its published path where it has one: the 87 the
 #: published document shares, then the one it does not.
 SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -141,6 +141,39 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/agents/me/transfer-in"),
         ("GET", "/receiver/uma/{receiverUmaAddress}"),
         ("GET", "/receiver/external-account/{accountId}"),
+        ("GET", "/verifications"),
+        ("GET", "/customers/end-user-terms"),
+        ("POST", "/crypto/estimate-withdrawal-fee"),
+        ("POST", "/cards"),
+        ("GET", "/cards"),
+        ("GET", "/cards/{id}"),
+        ("PATCH", "/cards/{id}"),
+        ("POST", "/cards/{id}/reveal"),
+        *(
+            ("POST", f"/sandbox/cards/{{id}}/simulate/{event}")
+            for event in (
+                "authorization",
+                "authorization_advice",
+                "balance_inquiry",
+                "clearing",
+                "credit_authorization",
+                "credit_authorization_advice",
+                "financial_authorization",
+                "financial_credit_authorization",
+                "return",
+                "return_reversal",
+            )
+        ),
+        ("POST", "/stablecoins"),
+        ("GET", "/stablecoins"),
+        ("GET", "/stablecoins/{stablecoinId}"),
+        ("POST", "/stablecoins/{stablecoinId}/mints"),
+        ("POST", "/stablecoins/{stablecoinId}/burns"),
+        ("GET", "/stablecoins/{stablecoinId}/operations"),
+        ("GET", "/stablecoin-operations/{stablecoinOperationId}"),
+        ("POST", "/stablecoin-provider-accounts"),
+        ("GET", "/stablecoin-provider-accounts"),
+        ("GET", "/stablecoin-provider-accounts/{stablecoinProviderAccountId}"),
     }
 )
 SANDBOX_ONLY_OPERATIONS = frozenset({("GET", "/sandbox/webhook-public-key")})
@@ -161,6 +194,24 @@ GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
         "a limit outside the interface's 1 to 100 (or an unknown status) is 400 INVALID_INPUT, "
         "as the published /agents/me/transactions documents",
     ),
+    ("GET", "/stablecoins/{stablecoinId}/operations"): (
+        (400,),
+        "a limit outside 1 to 100, a malformed cursor or an unknown operationType is 400 "
+        "INVALID_INPUT, as the published GET /stablecoins documents",
+    ),
+    **{
+        ("POST", path): (
+            (422,),
+            "an Idempotency-Key (required here) sent again with another request is 422 "
+            "IDEMPOTENCY_KEY_REUSED, as for every keyed operation",
+        )
+        for path in (
+            "/stablecoins",
+            "/stablecoins/{stablecoinId}/mints",
+            "/stablecoins/{stablecoinId}/burns",
+            "/stablecoin-provider-accounts",
+        )
+    },
 }
 
 #: Shared operations whose success body is not compared with the published schema, and why.
@@ -619,7 +670,7 @@ def _served_operations(tmp_path: Path) -> set[tuple[str, str]]:
 
 def test_the_operations_are_the_expected_ones(tmp_path: Path) -> None:
     served = _served_operations(tmp_path)
-    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 60
+    assert len(served) == len(SHARED_OPERATIONS) + len(SANDBOX_ONLY_OPERATIONS) == 88
     if _grid_path() is None:
         skip_or_fail(_GRID_MISSING)
     published = {_published(method, path) for method, path in served}
@@ -686,7 +737,7 @@ def test_api_fuzz(fuzz_server: SandboxServer, known: Known) -> None:
     for result in api.get_all_operations():
         assert isinstance(result, Ok), result.err()
         operations.append(result.ok())
-    assert len(operations) == 60
+    assert len(operations) == 88
     STATS["operations"] = len(operations)
     published = "--names" in fuzz_server.extra and "published" in fuzz_server.extra
     if published and _grid_path() is None:

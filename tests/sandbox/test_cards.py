@@ -1,7 +1,7 @@
 """Cards over real HTTP, in both environments, on SQLite and PostgreSQL: issue, list, read,
 update, the reveal through a signed short-lived URL (followed; tampered; never in the request
 log), the ten card simulations and their effects on the funding source's balance; production
-answers 501 (no card issuer) to the card operations and 403 to the simulations."""
+has no magic values (its KYC waits for manual review) and answers 403 to the simulations."""
 
 from __future__ import annotations
 
@@ -53,15 +53,19 @@ def _simulate(client: SandboxClient, card: str, event: str, body: Any) -> httpx.
     return client.post(f"/sandbox/cards/{card}/simulate/{event}", body)
 
 
-def test_production_has_no_card_issuer(client: SandboxClient, environment: str) -> None:
+def test_production_serves_cards_without_simulations(
+    client: SandboxClient, environment: str
+) -> None:
+    """Production: cards without the magic values; the simulations 403 after the credentials."""
     if environment != "production":
         pytest.skip("the production answers")
     holder = _holder(client, funds=0)
+    assert client.get("/verifications", params={"customerId": holder["id"]}).json()["data"]
     body = {"cardholderId": holder["id"], "form": "VIRTUAL", "fundingSources": [holder["usd"]]}
-    assert _code(client.post("/cards", body)) == "501 NOT_IMPLEMENTED"
-    assert _code(client.get("/cards")) == "501 NOT_IMPLEMENTED"
-    assert _code(client.get("/cards/Card:x")) == "501 NOT_IMPLEMENTED"
-    assert _code(client.post("/cards/Card:x/reveal")) == "501 NOT_IMPLEMENTED"
+    # Production has no simulated KYC outcome: the verification waits for manual review.
+    assert _code(client.post("/cards", body)) == "400 CARDHOLDER_KYC_NOT_APPROVED"
+    assert client.get("/cards", params={"cardholderId": holder["id"]}).json()["data"] == []
+    assert _code(client.get("/cards/Card:x")) == "404 NOT_FOUND"
     assert _code(_simulate(client, "Card:x", "authorization", AUTH)) == "403 FORBIDDEN"
     base = str(client.http.base_url).rstrip("/")
     anonymous = httpx.post(f"{base}/sandbox/cards/Card:x/simulate/clearing")

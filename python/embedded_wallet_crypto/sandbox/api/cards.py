@@ -1,5 +1,5 @@
 """Cards: ``POST/GET /cards``, ``GET/PATCH /cards/{id}``, ``POST /cards/{id}/reveal`` (the
-rules in ``domain.cards``; 501 NOT_IMPLEMENTED in production, which has no card issuer), and
+rules in ``domain.cards``), and
 the reveal page the signed URL points to, ``GET /card-reveal/{cardId}`` (outside the base path
 and the OpenAPI document; the URL's signature is its only credential)."""
 
@@ -19,15 +19,14 @@ from .common import PathId, Sort, answer, error_responses
 
 __all__ = ["reveal_router", "router"]
 
-_NO_ISSUER: dict[int | str, dict[str, Any]] = {
-    501: {"model": ErrorOut, "description": "Production: no card issuer (NOT_IMPLEMENTED)."},
+_STATE: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "The card's state refuses the change."},
 }
 
 router = APIRouter(
     tags=["Cards"],
     dependencies=[Depends(require_platform)],
-    responses={**error_responses(400, 401, 404), **_NO_ISSUER},
+    responses={**error_responses(400, 401, 404), **_STATE},
 )
 
 _Filter = Annotated[str | None, Query(max_length=200)]

@@ -1,8 +1,7 @@
 """Cards: issue, list, read, update, and the reveal through a signed short-lived URL.
 
-Cards need a card issuer; the service has one only in the sandbox environment (a simulated
-one). In production every card operation answers 501 ``NOT_IMPLEMENTED``, as the published
-document says of deployments without a configured issuer.
+The card issuer is simulated in both environments; only the sandbox has the magic values
+(the ``002`` suffix below) and the card simulations (``/sandbox/cards/...``: 403 in production).
 
 The rules checked for real: the cardholder's latest verification must be APPROVED (400
 ``CARDHOLDER_KYC_NOT_APPROVED``); every funding source must be an internal account of the
@@ -12,9 +11,9 @@ cardholder, all in one card-eligible currency (:data:`CARD_CURRENCIES`; 400
 ``CARD_NOT_MUTABLE``), each decided by a conditional update on the state it was read in.
 
 Simulated: provisioning. A new card is PROCESSING; the next request that reads it finds it
-provisioned: ACTIVE, or CLOSED with ``ISSUER_REJECTED`` when its ``platformCardId`` ends in
-``002``. Its PAN (a Luhn-valid test number starting 4000), CVV and expiry are derived from its
-id; only the reveal page shows them.
+provisioned: ACTIVE, or (in the sandbox) CLOSED with ``ISSUER_REJECTED`` when its
+``platformCardId`` ends in ``002``. Its PAN (a Luhn-valid test number starting 4000), CVV and
+expiry are derived from its id; only the reveal page shows them.
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ __all__ = [
     "find_card",
     "list_cards",
     "load_card",
-    "require_issuer",
     "reveal_card",
     "revealed_details",
     "update_card",
@@ -66,12 +64,6 @@ REVEAL_SECONDS: Final = 300
 REVEAL_PATH: Final = "/card-reveal"
 _REVEAL_KEY_ID: Final = "reveal-1"
 _REJECTED_SUFFIX: Final = "002"
-
-
-def require_issuer(services: Services) -> None:
-    """501 NOT_IMPLEMENTED in production: no card issuer is configured there."""
-    if not services.sandbox:
-        raise Refusal(501, "NOT_IMPLEMENTED", "No card issuer is configured in this environment.")
 
 
 def _digits(card_id: str, label: str, count: int) -> str:
@@ -132,7 +124,7 @@ def load_card(db: Session, services: Services, card_id: str) -> Card:
     if row is None:
         raise not_found("No card has this id.")
     if row.state == "PROCESSING":
-        rejected = row.platform_card_id.endswith(_REJECTED_SUFFIX)
+        rejected = services.sandbox and row.platform_card_id.endswith(_REJECTED_SUFFIX)
         state, reason = ("CLOSED", "ISSUER_REJECTED") if rejected else ("ACTIVE", None)
         if not _move_state(db, services, row, state, reason):
             db.refresh(row)
@@ -174,7 +166,6 @@ def _sources_currency(db: Session, cardholder_id: str, sources: list[str]) -> st
 
 def create_card(db: Session, services: Services, platform: str, body: CardCreate) -> dict[str, Any]:
     """Issue a card (PROCESSING until the next read provisions it)."""
-    require_issuer(services)
     if body.threeDSecurePassword is not None:
         raise invalid("This card program's issuer takes no static 3-D Secure password.")
     if db.get(Customer, body.cardholderId) is None:
@@ -208,7 +199,6 @@ def create_card(db: Session, services: Services, platform: str, body: CardCreate
 
 
 def find_card(db: Session, services: Services, card_id: str) -> dict[str, Any]:
-    require_issuer(services)
     return card_body(load_card(db, services, card_id))
 
 
@@ -216,7 +206,6 @@ def list_cards(
     db: Session, services: Services, request: PageRequest, filters: dict[str, str | None]
 ) -> dict[str, Any]:
     """Cards, filtered (the filters combine); a card still PROCESSING is listed as it is."""
-    require_issuer(services)
     query = select(Card)
     if filters.get("cardholderId") is not None:
         query = query.where(Card.cardholder_id == filters["cardholderId"])
@@ -243,7 +232,6 @@ _MOVES: Final = {
 
 def update_card(db: Session, services: Services, card_id: str, body: CardUpdate) -> dict[str, Any]:
     """Change a card's state, funding sources and/or limit (see the module)."""
-    require_issuer(services)
     given = body.model_fields_set & {"state", "fundingSources", "maxSpendPerTransaction"}
     if not given:
         raise invalid("Give at least one of state, fundingSources, maxSpendPerTransaction.")
@@ -307,7 +295,6 @@ def reveal_card(
 ) -> dict[str, Any]:
     """A signed URL of the reveal page (``base_url`` + :data:`REVEAL_PATH`), loading for
     :data:`REVEAL_SECONDS`. Audit-logged with the credential, never with the URL."""
-    require_issuer(services)
     key = _reveal_key(services)  # before the request's transaction (made once, in its own)
     row = load_card(db, services, card_id)
     if row.state == "CLOSED":
