@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Paging, Platform, Svc, require_platform
-from ..domain import stablecoins
+from ..domain import stablecoin_links, stablecoins
 from ..domain.errors import invalid
 from ..models.stablecoins import (
     BurnRequest,
@@ -60,7 +60,7 @@ def link_provider_account(
         db,
         platform,
         keyed,
-        lambda: stablecoins.link_provider_account(db, services, platform, body),
+        lambda: stablecoin_links.link_provider_account(db, services, platform, body),
     )
 
 
@@ -73,7 +73,7 @@ def list_provider_accounts(
     status: Annotated[Literal["ACTIVE", "INVALID", "REVOKED"] | None, Query()] = None,
 ) -> JSONResponse:
     """The platform's provider account links, oldest first."""
-    listed = stablecoins.list_provider_accounts(
+    listed = stablecoin_links.list_provider_accounts(
         db, platform, paging, provider=provider, status=status
     )
     return answer(db, listed)
@@ -87,7 +87,7 @@ def get_provider_account(
     stablecoinProviderAccountId: PathId, platform: Platform, db: Db
 ) -> JSONResponse:
     """One provider account link."""
-    found = stablecoins.find_provider_account(db, platform, stablecoinProviderAccountId)
+    found = stablecoin_links.find_provider_account(db, platform, stablecoinProviderAccountId)
     return answer(db, found)
 
 
@@ -99,7 +99,10 @@ def register_stablecoin(
 ) -> JSONResponse:
     """Register a provider-created stablecoin."""
     return _keyed_once(
-        db, platform, keyed, lambda: stablecoins.register_stablecoin(db, services, platform, body)
+        db,
+        platform,
+        keyed,
+        lambda: stablecoin_links.register_stablecoin(db, services, platform, body),
     )
 
 
@@ -124,14 +127,14 @@ def list_stablecoins(
         "gridOperationsStatus": gridOperationsStatus,
         "provider": provider,
     }
-    listed = stablecoins.list_stablecoins(db, platform, paging.ordered("desc"), filters)
+    listed = stablecoin_links.list_stablecoins(db, platform, paging.ordered("desc"), filters)
     return answer(db, listed)
 
 
 @router.get("/stablecoins/{stablecoinId}", response_model=StablecoinOut)
 def get_stablecoin(stablecoinId: PathId, platform: Platform, db: Db) -> JSONResponse:
     """One stablecoin."""
-    return answer(db, stablecoins.find_stablecoin(db, platform, stablecoinId))
+    return answer(db, stablecoin_links.find_stablecoin(db, platform, stablecoinId))
 
 
 @router.post(

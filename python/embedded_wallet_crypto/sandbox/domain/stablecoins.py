@@ -1,8 +1,6 @@
-"""Stablecoins: provider account links, registration, and mint and burn operations.
+"""Stablecoin mint and burn operations, and the supply they keep.
 
-No provider is contacted (the service runs offline): a link is ACTIVE at once (its secret is
-kept only as a SHA-256, never returned), a registered stablecoin is PROVISIONED with its name and
-symbol taken from the provider's token identifier and 6 decimals against USD.
+(Links and registration are in ``domain.stablecoin_links``.)
 
 The supply is the service's own: a completed mint adds to it, a burn takes from it. A burn takes
 its amount in one conditional ``UPDATE ... WHERE supply >= amount`` in the burn's transaction,
@@ -23,38 +21,25 @@ import hashlib
 from typing import Any, Final
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..clock import iso
 from ..db.pages import PageRequest, page
-from ..db.tables_cards import Stablecoin, StablecoinOperation, StablecoinProviderAccount
+from ..db.tables_cards import Stablecoin, StablecoinOperation
 from ..db.tables_payments import ExternalAccount
 from ..db.tables_wallet import InternalAccount
 from ..ids import new_id
 from ..models.fields import MAX_AMOUNT
-from ..models.stablecoins import BurnRequest, MintRequest, ProviderAccountLink, StablecoinRegister
+from ..models.stablecoins import BurnRequest, MintRequest
 from ..services import Services
 from .balances import debit
-from .errors import Refusal, invalid, not_found
+from .errors import invalid, not_found
+from .stablecoin_links import DECIMALS, owned_stablecoin
 
-__all__ = [
-    "DECIMALS",
-    "burn",
-    "find_operation",
-    "find_provider_account",
-    "find_stablecoin",
-    "link_provider_account",
-    "list_operations",
-    "list_provider_accounts",
-    "list_stablecoins",
-    "mint",
-    "register_stablecoin",
-]
+__all__ = ["burn", "find_operation", "list_operations", "mint", "operation_body"]
 
-#: The decimals of every registered stablecoin; an amount must be a whole cent (10**4 units).
-DECIMALS: Final = 6
-_UNITS_PER_CENT: Final = 10 ** (DECIMALS - 2)
+#: An amount must be a whole cent: a multiple of this many units.
+_UNITS_PER_CENT: Final[int] = 10 ** (DECIMALS - 2)
 _WIRE_SECONDS: Final = 86_400
 _TIMING = {
     "WIRE": "same business day",
@@ -62,178 +47,6 @@ _TIMING = {
     "SAME_DAY_ACH_CREDIT": "same business day",
     "RTP_CREDIT": "within minutes",
 }
-
-
-def _environment(services: Services) -> str:
-    return "SANDBOX" if services.sandbox else "PRODUCTION"
-
-
-# --- provider accounts -------------------------------------------------------------------------
-
-
-def provider_account_body(row: StablecoinProviderAccount) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "provider": row.provider,
-        "providerAccountId": row.provider_account_id,
-        "providerEnvironment": row.environment,
-        "status": row.status,
-        "lastVerifiedAt": iso(row.verified_at),
-        "createdAt": iso(row.created_at),
-        "updatedAt": iso(row.updated_at),
-    }
-
-
-def link_provider_account(
-    db: Session, services: Services, platform: str, body: ProviderAccountLink
-) -> dict[str, Any]:
-    """Link provider credentials; 409 CONFLICT when this provider account is linked already."""
-    secret_hash = hashlib.sha256(body.apiClientSecret.encode("utf-8", "surrogatepass")).hexdigest()
-    account = body.providerAccountId
-    if account is None:  # the one account the credentials expose (the sandbox: one per client)
-        account = "brale_" + hashlib.sha256(body.apiClientId.encode()).hexdigest()[:16]
-    now = services.clock.now()
-    row = StablecoinProviderAccount(
-        id=new_id("StablecoinProviderAccount"),
-        platform=platform,
-        provider=body.provider,
-        provider_account_id=account,
-        environment=_environment(services),
-        status="ACTIVE",
-        client_id=body.apiClientId,
-        secret_hash=secret_hash,
-        verified_at=now,
-        created_at=now,
-        updated_at=now,
-    )
-    db.add(row)
-    try:
-        db.flush()
-    except IntegrityError:
-        raise Refusal(409, "CONFLICT", "This provider account is linked already.") from None
-    return provider_account_body(row)
-
-
-def _provider_account(db: Session, platform: str, link_id: str) -> StablecoinProviderAccount:
-    row = db.get(StablecoinProviderAccount, link_id)
-    if row is None or row.platform != platform:
-        raise not_found("No stablecoin provider account link has this id.")
-    return row
-
-
-def find_provider_account(db: Session, platform: str, link_id: str) -> dict[str, Any]:
-    return provider_account_body(_provider_account(db, platform, link_id))
-
-
-def list_provider_accounts(
-    db: Session,
-    platform: str,
-    request: PageRequest,
-    *,
-    provider: str | None = None,
-    status: str | None = None,
-) -> dict[str, Any]:
-    table = StablecoinProviderAccount
-    query = select(table).where(table.platform == platform)
-    if provider is not None:
-        query = query.where(table.provider == provider)
-    if status is not None:
-        query = query.where(table.status == status)
-    return page(db, query, table, provider_account_body, request)
-
-
-# --- stablecoins -------------------------------------------------------------------------------
-
-
-def stablecoin_body(row: Stablecoin) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "name": row.name,
-        "symbol": row.symbol,
-        "baseCurrency": row.base_currency,
-        "network": row.network,
-        "decimals": row.decimals,
-        "issuanceStatus": "PROVISIONED",
-        "gridOperationsStatus": "NOT_ENABLED",
-        "networkTokenIdentifier": row.network_token,
-        "provider": "BRALE",
-        "stablecoinProviderAccountId": row.provider_account_id,
-        "providerEnvironment": row.environment,
-        "providerTokenIdentifier": row.provider_token,
-        "createdAt": iso(row.created_at),
-        "updatedAt": iso(row.updated_at),
-    }
-
-
-def _chosen_link(db: Session, platform: str, link_id: str | None) -> StablecoinProviderAccount:
-    if link_id is not None:
-        return _provider_account(db, platform, link_id)
-    table = StablecoinProviderAccount
-    active = db.scalars(
-        select(table).where(table.platform == platform, table.status == "ACTIVE").limit(2)
-    ).all()
-    if not active:
-        raise not_found("No active stablecoin provider account is linked.")
-    if len(active) > 1:
-        raise invalid(
-            "Several provider accounts are linked: name one in stablecoinProviderAccountId.",
-            "STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED",
-        )
-    return active[0]
-
-
-def register_stablecoin(
-    db: Session, services: Services, platform: str, body: StablecoinRegister
-) -> dict[str, Any]:
-    """Register a provider's token; 409 CONFLICT when this network token is registered."""
-    link = _chosen_link(db, platform, body.stablecoinProviderAccountId)
-    now = services.clock.now()
-    row = Stablecoin(
-        id=new_id("Stablecoin"),
-        platform=platform,
-        provider_account_id=link.id,
-        provider_token=body.providerTokenIdentifier,
-        network_token=body.networkTokenIdentifier,
-        network=body.network,
-        name=body.providerTokenIdentifier,
-        symbol=body.providerTokenIdentifier.upper()[:20],
-        decimals=DECIMALS,
-        base_currency="USD",
-        environment=link.environment,
-        supply=0,
-        created_at=now,
-        updated_at=now,
-    )
-    db.add(row)
-    try:
-        db.flush()
-    except IntegrityError:
-        raise Refusal(409, "CONFLICT", "This network token is registered already.") from None
-    return stablecoin_body(row)
-
-
-def _stablecoin(db: Session, platform: str, stablecoin_id: str) -> Stablecoin:
-    row = db.get(Stablecoin, stablecoin_id)
-    if row is None or row.platform != platform:
-        raise not_found("No stablecoin has this id.")
-    return row
-
-
-def find_stablecoin(db: Session, platform: str, stablecoin_id: str) -> dict[str, Any]:
-    return stablecoin_body(_stablecoin(db, platform, stablecoin_id))
-
-
-def list_stablecoins(
-    db: Session, platform: str, request: PageRequest, filters: dict[str, str | None]
-) -> dict[str, Any]:
-    """The platform's stablecoins, newest first. Every one is PROVISIONED, NOT_ENABLED and
-    BRALE: another value of those filters matches none."""
-    query = select(Stablecoin).where(Stablecoin.platform == platform)
-    fixed = {"issuanceStatus": "PROVISIONED", "gridOperationsStatus": "NOT_ENABLED"}
-    for name, value in {**fixed, "provider": "BRALE"}.items():
-        if filters.get(name) not in (None, value):
-            query = query.where(Stablecoin.id.is_(None))
-    return page(db, query, Stablecoin, stablecoin_body, request)
 
 
 # --- operations --------------------------------------------------------------------------------
@@ -304,7 +117,7 @@ def mint(
 ) -> dict[str, Any]:
     """A mint: a wire waits for its funds, every other source completes and adds to the
     supply (in one conditional update, under the ceiling)."""
-    coin = _stablecoin(db, platform, stablecoin_id)
+    coin = owned_stablecoin(db, platform, stablecoin_id)
     amount = int(body.amount)
     cents = _whole_cents(amount)
     source = body.fundingSource.model_dump()
@@ -356,7 +169,7 @@ def burn(
 ) -> dict[str, Any]:
     """A burn: its amount leaves the supply in one conditional update (never below zero: 400
     INSUFFICIENT_SUPPLY), and its fiat goes to the destination's rail."""
-    coin = _stablecoin(db, platform, stablecoin_id)
+    coin = owned_stablecoin(db, platform, stablecoin_id)
     amount = int(body.amount)
     cents = _whole_cents(amount)
     _account_exists(db, body.destination.externalAccountId, "destination")
@@ -403,7 +216,7 @@ def list_operations(
     operation_type: str | None = None,
 ) -> dict[str, Any]:
     """A stablecoin's operations, most recent first."""
-    _stablecoin(db, platform, stablecoin_id)
+    owned_stablecoin(db, platform, stablecoin_id)
     table = StablecoinOperation
     query = select(table).where(table.stablecoin_id == stablecoin_id)
     if operation_type is not None:
