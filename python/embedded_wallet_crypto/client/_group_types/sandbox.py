@@ -3,6 +3,7 @@ from the operation table: do not edit."""
 
 from __future__ import annotations
 
+from ...sandbox.models.cards import SimulationOut
 from ...sandbox.models.customers import InternalAccountOut
 from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
 from ...sandbox.models.transactions import TransactionOut
@@ -32,6 +33,16 @@ class SandboxOperations(SyncGroup):
     list_events: SyncListOperation[EventList, EventOut]
     resend_event: SyncOperation[EventOut]
     trigger_event: SyncOperation[EventOut]
+    simulate_card_authorization: SyncOperation[SimulationOut]
+    simulate_card_authorization_advice: SyncOperation[SimulationOut]
+    simulate_card_balance_inquiry: SyncOperation[SimulationOut]
+    simulate_card_clearing: SyncOperation[SimulationOut]
+    simulate_card_credit_authorization: SyncOperation[SimulationOut]
+    simulate_card_credit_authorization_advice: SyncOperation[SimulationOut]
+    simulate_card_financial_authorization: SyncOperation[SimulationOut]
+    simulate_card_financial_credit_authorization: SyncOperation[SimulationOut]
+    simulate_card_return: SyncOperation[SimulationOut]
+    simulate_card_return_reversal: SyncOperation[SimulationOut]
 
 
 class AsyncSandboxOperations(AsyncGroup):
@@ -45,3 +56,13 @@ class AsyncSandboxOperations(AsyncGroup):
     list_events: AsyncListOperation[EventList, EventOut]
     resend_event: AsyncOperation[EventOut]
     trigger_event: AsyncOperation[EventOut]
+    simulate_card_authorization: AsyncOperation[SimulationOut]
+    simulate_card_authorization_advice: AsyncOperation[SimulationOut]
+    simulate_card_balance_inquiry: AsyncOperation[SimulationOut]
+    simulate_card_clearing: AsyncOperation[SimulationOut]
+    simulate_card_credit_authorization: AsyncOperation[SimulationOut]
+    simulate_card_credit_authorization_advice: AsyncOperation[SimulationOut]
+    simulate_card_financial_authorization: AsyncOperation[SimulationOut]
+    simulate_card_financial_credit_authorization: AsyncOperation[SimulationOut]
+    simulate_card_return: AsyncOperation[SimulationOut]
+    simulate_card_return_reversal: AsyncOperation[SimulationOut]

@@ -1,6 +1,6 @@
 """The operation table: every operation of the service, one line each, grouped as the
 service's published document groups them (its tags), in one module per area (``platform``,
-``customers``, ``payments``, ``wallet``, ``sca``, ``agents``, ``sandbox``), whose rows and groups are
+``customers``, ``payments``, ``cards``, ``wallet``, ``sca``, ``agents``, ``sandbox``), whose rows and groups are
 concatenated here. A new operation is one more row in its area's module; the typed groups
 (``_group_types``) are generated from the table by ``scripts/client_group_types.py``.
 
@@ -19,7 +19,7 @@ pydantic alone), the one its routes declare, so that the two cannot drift.
 
 from __future__ import annotations
 
-from . import agents, customers, payments, platform, sandbox, sca, wallet
+from . import agents, cards, customers, payments, platform, sandbox, sca, wallet
 from ._row import Auth, Operation, Signing
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: The table's areas, in order: each a module with its ``GROUPS`` and ``ROWS``.
-AREAS = (platform, customers, payments, wallet, sca, agents, sandbox)
+AREAS = (platform, customers, payments, cards, wallet, sca, agents, sandbox)
 
 #: Group attribute -> the published document's tag.
 GROUPS: dict[str, str] = {group: tag for area in AREAS for group, tag in area.GROUPS.items()}
