@@ -45,7 +45,13 @@ def api(
 
 
 def _events(api: SandboxClient, receiver: Receiver, count: int) -> list[dict[str, Any]]:
-    found = wait_for(lambda: {"events": receiver.events()}, lambda v: len(v["events"]) >= count)
+    """The first ``count`` card events (``CARD.*``, ``CARD_TRANSACTION.*``), every delivery's
+    signature checked; the customer's, the account's and the endpoint's own events aside."""
+
+    def cards() -> dict[str, list[dict[str, Any]]]:
+        return {"events": [e for e in receiver.events() if e["type"].startswith("CARD")]}
+
+    found = wait_for(cards, lambda v: len(v["events"]) >= count)
     pem = api.get("/sandbox/webhook-public-key").text
     with receiver.lock:
         for headers, body in receiver.requests:
