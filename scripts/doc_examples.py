@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
@@ -19,10 +20,13 @@ def python_blocks(text: str) -> list[str]:
     return _BLOCK.findall(text)
 
 
-def run_page(path: Path) -> int:
-    """Executes the page's blocks in one fresh namespace; returns how many blocks ran."""
+def run_page(path: Path, namespace: dict[str, Any] | None = None) -> int:
+    """Executes the page's blocks in one namespace (a fresh one, or the ``namespace`` given,
+    which holds the page's names afterwards); returns how many blocks ran."""
     blocks = python_blocks(path.read_text(encoding="utf-8"))
-    exec(compile("\n".join(blocks), str(path), "exec"), {"__name__": "__doc_example__"})  # noqa: S102
+    names = {} if namespace is None else namespace
+    names.setdefault("__name__", "__doc_example__")
+    exec(compile("\n".join(blocks), str(path), "exec"), names)  # noqa: S102
     return len(blocks)
 
 

@@ -35,6 +35,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from sandbox._server import SandboxServer
 
+from ._cards_run import cards_and_stablecoins
 from ._support import Customer, bank_account
 
 KEY = ewc.KeyPair.generate().public_key_hex()
@@ -431,6 +432,17 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     run("documents.get", document.id)
     run("documents.replace", document.id, body=form)
     run("documents.delete", document.id)
+    run("verifications.list", customerId=customer.id)
+    run("customers.end_user_terms")
+    fee = {
+        "internalAccountId": customer.wallet,
+        "currency": "USDC",
+        "cryptoNetwork": "SOLANA",
+        "amount": 1_000_000,
+        "destinationAddress": "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+    }
+    run("quotes.estimate_withdrawal_fee", body=fee)
+    cards_and_stablecoins(run, customer, usd, bank.id)
     # The sandbox's other simulations.
     run("sandbox.send", body={"quoteId": missing, "currencyCode": "USD"})
     uma = {

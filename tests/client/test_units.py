@@ -167,6 +167,12 @@ def test_an_answer_is_read_into_its_model() -> None:
     assert read_answer(typed, 202, {"id": "1", "secret": "s"}) == Thing(id="1", secret="s")
     with pytest.raises(ClientError):
         read_answer(typed, 202, {"requestId": "r"})
+    paid = Operation(
+        "x", "pay", "POST", "/x", "payX", False, signing="payload", response_model=Thing
+    )
+    assert read_answer(paid, 202, {"requestId": "r"}) == {"requestId": "r"}  # as it came
+    accepted = read_answer(typed, 202, {"id": "1", "secret": "s"})  # an unsigned 202: its model
+    assert accepted == Thing(id="1", secret="s")
     with pytest.raises(ClientError) as wrong:
         read_answer(typed, 200, {"id": 5, "secret": "hunter2-secret"})
     assert wrong.value.code == "RESPONSE_INVALID"

@@ -50,6 +50,10 @@ DIVERGENCES: dict[tuple[str, str, int, str], str] = {
         "a limit outside 1 to 100, a malformed cursor or an unknown status is refused, as the "
         "published GET /agents/me/transactions documents; the published operation lists no 400"
     ),
+    ("GET", "/stablecoins/{stablecoinId}/operations", 400, "INVALID_INPUT"): (
+        "a limit outside 1 to 100, a malformed cursor or an unknown operationType is refused, "
+        "as the published GET /stablecoins documents; the published operation lists no 400"
+    ),
     ("*", "*", 200, "accountOrWalletInfo (unpublished accountType)"): (
         "the sandbox takes any currency code; funding details of a currency the published "
         "document has no payment account variant for are the sandbox's own"

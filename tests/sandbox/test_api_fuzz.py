@@ -212,6 +212,39 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/auth/delegated-keys"),
         ("GET", "/auth/delegated-keys/{id}"),
         ("DELETE", "/auth/delegated-keys/{id}"),
+        ("GET", "/verifications"),
+        ("GET", "/customers/end-user-terms"),
+        ("POST", "/crypto/estimate-withdrawal-fee"),
+        ("POST", "/cards"),
+        ("GET", "/cards"),
+        ("GET", "/cards/{id}"),
+        ("PATCH", "/cards/{id}"),
+        ("POST", "/cards/{id}/reveal"),
+        *(
+            ("POST", f"/sandbox/cards/{{id}}/simulate/{event}")
+            for event in (
+                "authorization",
+                "authorization_advice",
+                "balance_inquiry",
+                "clearing",
+                "credit_authorization",
+                "credit_authorization_advice",
+                "financial_authorization",
+                "financial_credit_authorization",
+                "return",
+                "return_reversal",
+            )
+        ),
+        ("POST", "/stablecoins"),
+        ("GET", "/stablecoins"),
+        ("GET", "/stablecoins/{stablecoinId}"),
+        ("POST", "/stablecoins/{stablecoinId}/mints"),
+        ("POST", "/stablecoins/{stablecoinId}/burns"),
+        ("GET", "/stablecoins/{stablecoinId}/operations"),
+        ("GET", "/stablecoin-operations/{stablecoinOperationId}"),
+        ("POST", "/stablecoin-provider-accounts"),
+        ("GET", "/stablecoin-provider-accounts"),
+        ("GET", "/stablecoin-provider-accounts/{stablecoinProviderAccountId}"),
     }
 )
 SANDBOX_ONLY_OPERATIONS = frozenset(
@@ -292,6 +325,24 @@ GRID_STATUS_EXEMPT: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
     ("POST", "/transactions/{transactionId}/reject"): ((422,), _KEY_TAKEN),
     ("POST", "/transactions/{transactionId}/cancel"): ((422,), _KEY_TAKEN),
     ("POST", "/transactions/{transactionId}/confirm"): ((409, 422), _KEY_TAKEN),
+    ("GET", "/stablecoins/{stablecoinId}/operations"): (
+        (400,),
+        "a limit outside 1 to 100, a malformed cursor or an unknown operationType is 400 "
+        "INVALID_INPUT, as the published GET /stablecoins documents",
+    ),
+    **{
+        ("POST", path): (
+            (422,),
+            "an Idempotency-Key (required here) sent again with another request is 422 "
+            "IDEMPOTENCY_KEY_REUSED, as for every keyed operation",
+        )
+        for path in (
+            "/stablecoins",
+            "/stablecoins/{stablecoinId}/mints",
+            "/stablecoins/{stablecoinId}/burns",
+            "/stablecoin-provider-accounts",
+        )
+    },
 }
 
 #: Shared operations whose success body is not compared with the published schema, and why.

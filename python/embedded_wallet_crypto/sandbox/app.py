@@ -22,10 +22,13 @@ from .api import (
     agents,
     api_tokens,
     beneficial_owners,
+    card_simulations,
+    cards,
     config,
     contact_verification,
     control,
     credentials,
+    crypto,
     customer_ops,
     customers,
     delegated_keys,
@@ -44,6 +47,7 @@ from .api import (
     sca,
     sca_flows,
     sessions,
+    stablecoins,
     transaction_ops,
     transactions,
     transfers,
@@ -70,6 +74,7 @@ __all__ = ["BASE_PATH", "ROUTERS", "create_app"]
 #: request's route is found: ``/agents/me`` before ``/agents/{agentId}``). The page's router
 #: (``/``, ``/page.js``) is outside the base path.
 ROUTERS: tuple[tuple[str, APIRouter], ...] = (
+    (BASE_PATH, crypto.router),  # /customers/end-user-terms before any /customers/{id}
     (BASE_PATH, customers.router),
     (BASE_PATH, credentials.router),
     (BASE_PATH, sessions.router),
@@ -100,9 +105,13 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, sca.router),
     (BASE_PATH, sca_flows.router),
     (BASE_PATH, contact_verification.router),
+    (BASE_PATH, stablecoins.router),
+    (BASE_PATH, cards.router),
+    (BASE_PATH, card_simulations.router),
     ("", page.router),
     ("", customer_ops.page_router),
     ("", explorer.router),
+    ("", cards.reveal_router),
 )
 
 

@@ -211,6 +211,8 @@ class _Ticker:
         self.clock = clock
         self.log = log
         self.purged_at = 0.0
+        #: Set when the service stops: the delivery round in progress starts no other attempt.
+        self.stopping = threading.Event()
 
     def tick(self) -> None:
         refresh(self.database)  # the test clock, as another process may have moved it
@@ -225,7 +227,7 @@ class _Ticker:
 
     def deliver(self) -> None:
         with _DELIVERIES:
-            deliver_due(self.database, self.clock)
+            deliver_due(self.database, self.clock, self.stopping.is_set)
 
 
 @asynccontextmanager
@@ -257,6 +259,7 @@ async def running_worker(
         yield
     finally:
         stopping.set()
+        ticker.stopping.set()
         await asyncio.gather(*tasks)
         if log is not None:
             try:

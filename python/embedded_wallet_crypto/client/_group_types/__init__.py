@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .._groups import AsyncGroup, SyncGroup
 from . import agents as _agents
+from . import cards as _cards
 from . import customers as _customers
 from . import payments as _payments
 from . import platform as _platform
@@ -39,6 +40,8 @@ SYNC_GROUPS: dict[str, type[SyncGroup]] = {
     "transfers": _payments.TransfersOperations,
     "quotes": _payments.QuotesOperations,
     "transactions": _payments.TransactionsOperations,
+    "cards": _cards.CardsOperations,
+    "stablecoins": _cards.StablecoinsOperations,
     "auth": _wallet.AuthOperations,
     "sca": _sca.ScaOperations,
     "contact_verification": _sca.ContactVerificationOperations,
@@ -64,6 +67,8 @@ ASYNC_GROUPS: dict[str, type[AsyncGroup]] = {
     "transfers": _payments.AsyncTransfersOperations,
     "quotes": _payments.AsyncQuotesOperations,
     "transactions": _payments.AsyncTransactionsOperations,
+    "cards": _cards.AsyncCardsOperations,
+    "stablecoins": _cards.AsyncStablecoinsOperations,
     "auth": _wallet.AsyncAuthOperations,
     "sca": _sca.AsyncScaOperations,
     "contact_verification": _sca.AsyncContactVerificationOperations,
@@ -91,6 +96,8 @@ class SyncGroups:
     transfers: _payments.TransfersOperations
     quotes: _payments.QuotesOperations
     transactions: _payments.TransactionsOperations
+    cards: _cards.CardsOperations
+    stablecoins: _cards.StablecoinsOperations
     auth: _wallet.AuthOperations
     sca: _sca.ScaOperations
     contact_verification: _sca.ContactVerificationOperations
@@ -117,6 +124,8 @@ class AsyncGroups:
     transfers: _payments.AsyncTransfersOperations
     quotes: _payments.AsyncQuotesOperations
     transactions: _payments.AsyncTransactionsOperations
+    cards: _cards.AsyncCardsOperations
+    stablecoins: _cards.AsyncStablecoinsOperations
     auth: _wallet.AsyncAuthOperations
     sca: _sca.AsyncScaOperations
     contact_verification: _sca.AsyncContactVerificationOperations

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.crypto import EndUserTermsOut
 from ...sandbox.models.customer_ops import BulkJobAccepted, BulkJobOut, CustomerList, KycLinkOut
 from ...sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
 from ...sandbox.models.directory import PlatformInternalAccountList
@@ -10,7 +11,7 @@ from ...sandbox.models.external_account_ops import LivenessChallengeOut, WalletS
 from ...sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ...sandbox.models.invitations import InvitationOut
 from ...sandbox.models.kyc import BeneficialOwnerList, BeneficialOwnerOut, DocumentList, DocumentOut
-from ...sandbox.models.verifications import VerificationOut
+from ...sandbox.models.verifications import VerificationList, VerificationOut
 from ...sandbox.models.wallet import ExportOut, SignedRequestChallengeOut
 from .._groups import (
     AsyncGroup,
@@ -47,6 +48,7 @@ class CustomersOperations(SyncGroup):
     delete: SyncOperation[CustomerOut]
     upload_csv: SyncOperation[BulkJobAccepted]
     get_bulk_job: SyncOperation[BulkJobOut]
+    end_user_terms: SyncOperation[EndUserTermsOut]
 
 
 class InternalAccountsOperations(SyncGroup):
@@ -93,6 +95,7 @@ class VerificationsOperations(SyncGroup):
     get_beneficial_owner: SyncOperation[BeneficialOwnerOut]
     update_beneficial_owner: SyncOperation[BeneficialOwnerOut]
     create_kyc_link: SyncOperation[KycLinkOut]
+    list: SyncListOperation[VerificationList, VerificationOut]
 
 
 class DocumentsOperations(SyncGroup):
@@ -115,6 +118,7 @@ class AsyncCustomersOperations(AsyncGroup):
     delete: AsyncOperation[CustomerOut]
     upload_csv: AsyncOperation[BulkJobAccepted]
     get_bulk_job: AsyncOperation[BulkJobOut]
+    end_user_terms: AsyncOperation[EndUserTermsOut]
 
 
 class AsyncInternalAccountsOperations(AsyncGroup):
@@ -161,6 +165,7 @@ class AsyncVerificationsOperations(AsyncGroup):
     get_beneficial_owner: AsyncOperation[BeneficialOwnerOut]
     update_beneficial_owner: AsyncOperation[BeneficialOwnerOut]
     create_kyc_link: AsyncOperation[KycLinkOut]
+    list: AsyncListOperation[VerificationList, VerificationOut]
 
 
 class AsyncDocumentsOperations(AsyncGroup):

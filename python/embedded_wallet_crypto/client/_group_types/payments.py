@@ -3,6 +3,7 @@ from the operation table: do not edit."""
 
 from __future__ import annotations
 
+from ...sandbox.models.crypto import WithdrawalFeeOut
 from ...sandbox.models.quotes import QuoteOut, ReceiverLookupOut
 from ...sandbox.models.transactions import TransactionList, TransactionOut
 from .._groups import (
@@ -39,6 +40,7 @@ class QuotesOperations(SyncGroup):
     execute: SyncOperation[QuoteOut]
     lookup_uma: SyncOperation[ReceiverLookupOut]
     lookup_external_account: SyncOperation[ReceiverLookupOut]
+    estimate_withdrawal_fee: SyncOperation[WithdrawalFeeOut]
 
 
 class TransactionsOperations(SyncGroup):
@@ -67,6 +69,7 @@ class AsyncQuotesOperations(AsyncGroup):
     execute: AsyncOperation[QuoteOut]
     lookup_uma: AsyncOperation[ReceiverLookupOut]
     lookup_external_account: AsyncOperation[ReceiverLookupOut]
+    estimate_withdrawal_fee: AsyncOperation[WithdrawalFeeOut]
 
 
 class AsyncTransactionsOperations(AsyncGroup):

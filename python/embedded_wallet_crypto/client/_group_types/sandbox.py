@@ -3,6 +3,7 @@ from the operation table: do not edit."""
 
 from __future__ import annotations
 
+from ...sandbox.models.cards import SimulationOut
 from ...sandbox.models.control import ClockOut, FaultList, FaultOut, RequestList
 from ...sandbox.models.customers import InternalAccountOut
 from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
@@ -40,6 +41,16 @@ class SandboxOperations(SyncGroup):
     add_fault: SyncOperation[FaultOut]
     list_faults: SyncOperation[FaultList]
     clear_faults: SyncOperation[None]
+    simulate_card_authorization: SyncOperation[SimulationOut]
+    simulate_card_authorization_advice: SyncOperation[SimulationOut]
+    simulate_card_balance_inquiry: SyncOperation[SimulationOut]
+    simulate_card_clearing: SyncOperation[SimulationOut]
+    simulate_card_credit_authorization: SyncOperation[SimulationOut]
+    simulate_card_credit_authorization_advice: SyncOperation[SimulationOut]
+    simulate_card_financial_authorization: SyncOperation[SimulationOut]
+    simulate_card_financial_credit_authorization: SyncOperation[SimulationOut]
+    simulate_card_return: SyncOperation[SimulationOut]
+    simulate_card_return_reversal: SyncOperation[SimulationOut]
 
 
 class AsyncSandboxOperations(AsyncGroup):
@@ -60,3 +71,13 @@ class AsyncSandboxOperations(AsyncGroup):
     add_fault: AsyncOperation[FaultOut]
     list_faults: AsyncOperation[FaultList]
     clear_faults: AsyncOperation[None]
+    simulate_card_authorization: AsyncOperation[SimulationOut]
+    simulate_card_authorization_advice: AsyncOperation[SimulationOut]
+    simulate_card_balance_inquiry: AsyncOperation[SimulationOut]
+    simulate_card_clearing: AsyncOperation[SimulationOut]
+    simulate_card_credit_authorization: AsyncOperation[SimulationOut]
+    simulate_card_credit_authorization_advice: AsyncOperation[SimulationOut]
+    simulate_card_financial_authorization: AsyncOperation[SimulationOut]
+    simulate_card_financial_credit_authorization: AsyncOperation[SimulationOut]
+    simulate_card_return: AsyncOperation[SimulationOut]
+    simulate_card_return_reversal: AsyncOperation[SimulationOut]

@@ -20,7 +20,7 @@ pydantic alone), the one its routes declare, so that the two cannot drift.
 
 from __future__ import annotations
 
-from . import agents, customers, payments, platform, sandbox, sca, wallet
+from . import agents, cards, customers, payments, platform, sandbox, sca, wallet
 from ._row import Auth, Operation, Signing
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: The table's areas, in order: each a module with its ``GROUPS`` and ``ROWS``.
-AREAS = (platform, customers, payments, wallet, sca, agents, sandbox)
+AREAS = (platform, customers, payments, cards, wallet, sca, agents, sandbox)
 
 #: Group attribute -> the published document's tag.
 GROUPS: dict[str, str] = {group: tag for area in AREAS for group, tag in area.GROUPS.items()}

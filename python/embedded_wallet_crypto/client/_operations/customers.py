@@ -3,6 +3,7 @@ KYC/KYB verifications, beneficial owners and documents."""
 
 from __future__ import annotations
 
+from ...sandbox.models.crypto import EndUserTermsOut
 from ...sandbox.models.customer_ops import BulkJobAccepted, BulkJobOut, CustomerList, KycLinkOut
 from ...sandbox.models.customers import CustomerOut, InternalAccountList
 from ...sandbox.models.directory import PlatformInternalAccountList
@@ -10,7 +11,7 @@ from ...sandbox.models.external_account_ops import OwnershipChallengeOut
 from ...sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
 from ...sandbox.models.invitations import InvitationOut
 from ...sandbox.models.kyc import BeneficialOwnerList, BeneficialOwnerOut, DocumentList, DocumentOut
-from ...sandbox.models.verifications import VerificationOut
+from ...sandbox.models.verifications import VerificationList, VerificationOut
 from ...sandbox.models.wallet import ExportOut
 from ._row import Operation, Signing
 
@@ -70,6 +71,8 @@ ROWS: tuple[Operation, ...] = (
     _("documents",          "get",                     "GET",    "/documents/{documentId}",                     "getDocument",                      True, response_model=DocumentOut),
     _("documents",          "replace",                 "PUT",    "/documents/{documentId}",                     "replaceDocument",                  True, multipart=True, response_model=DocumentOut),
     _("documents",          "delete",                  "DELETE", "/documents/{documentId}",                     "deleteDocument",                   True),
+    _("customers",          "end_user_terms",          "GET",    "/customers/end-user-terms",                   "getEndUserTerms",                  True, response_model=EndUserTermsOut),
+    _("verifications",      "list",                    "GET",    "/verifications",                              "listVerifications",                True, paginated=PAGES, response_model=VerificationList),
 )
 # fmt: on
 del _, P, PAGES

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.crypto import WithdrawalFeeOut
 from ...sandbox.models.quotes import QuoteOut, ReceiverLookupOut
 from ...sandbox.models.transactions import TransactionList, TransactionOut
 from ._row import Operation, Signing
@@ -34,6 +35,7 @@ ROWS: tuple[Operation, ...] = (
     _("transactions",       "reject",                  "POST",   "/transactions/{transactionId}/reject",        "rejectPendingPayment",             False, response_model=TransactionOut),
     _("transactions",       "cancel",                  "POST",   "/transactions/{transactionId}/cancel",        "cancelTransaction",                False, response_model=TransactionOut),
     _("transactions",       "confirm",                 "POST",   "/transactions/{transactionId}/confirm",       "confirmReceiptDelivery",           False, response_model=TransactionOut),
+    _("quotes",             "estimate_withdrawal_fee", "POST",   "/crypto/estimate-withdrawal-fee",             "estimateCryptoWithdrawalFee",      False, response_model=WithdrawalFeeOut),
 )
 # fmt: on
 del _, P, PAGES

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.cards import SimulationOut
 from ...sandbox.models.control import ClockOut, FaultList, FaultOut, RequestList
 from ...sandbox.models.customers import InternalAccountOut
 from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
@@ -36,6 +37,16 @@ ROWS: tuple[Operation, ...] = (
     _("sandbox",            "add_fault",               "POST",   "/sandbox/faults",                             "sandboxAddFault",                  False, response_model=FaultOut),
     _("sandbox",            "list_faults",             "GET",    "/sandbox/faults",                             "sandboxListFaults",                True, response_model=FaultList),
     _("sandbox",            "clear_faults",            "DELETE", "/sandbox/faults",                             "sandboxClearFaults",               True),
+    _("sandbox",            "simulate_card_authorization", "POST", "/sandbox/cards/{id}/simulate/authorization", "sandboxSimulateCardAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_authorization_advice", "POST", "/sandbox/cards/{id}/simulate/authorization_advice", "sandboxSimulateCardAuthorizationAdvice", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_balance_inquiry", "POST", "/sandbox/cards/{id}/simulate/balance_inquiry", "sandboxSimulateCardBalanceInquiry", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_clearing", "POST", "/sandbox/cards/{id}/simulate/clearing", "sandboxSimulateCardClearing", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_credit_authorization", "POST", "/sandbox/cards/{id}/simulate/credit_authorization", "sandboxSimulateCardCreditAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_credit_authorization_advice", "POST", "/sandbox/cards/{id}/simulate/credit_authorization_advice", "sandboxSimulateCardCreditAuthorizationAdvice", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_financial_authorization", "POST", "/sandbox/cards/{id}/simulate/financial_authorization", "sandboxSimulateCardFinancialAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_financial_credit_authorization", "POST", "/sandbox/cards/{id}/simulate/financial_credit_authorization", "sandboxSimulateCardFinancialCreditAuthorization", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_return", "POST", "/sandbox/cards/{id}/simulate/return", "sandboxSimulateCardReturn", False, response_model=SimulationOut),
+    _("sandbox",            "simulate_card_return_reversal", "POST", "/sandbox/cards/{id}/simulate/return_reversal", "sandboxSimulateCardReturnReversal", False, response_model=SimulationOut),
 )
 # fmt: on
 del _, P, PAGES

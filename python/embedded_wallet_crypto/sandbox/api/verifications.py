@@ -1,15 +1,17 @@
 """``POST /verifications`` (KYC of an individual, KYB of a business and KYC of its beneficial
-owners) and ``GET /verifications/{id}``; the sandbox outcomes are in
+owners), ``GET /verifications`` and ``GET /verifications/{id}``; the sandbox outcomes are in
 ``domain.verifications``."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Svc, require_platform
+from ..deps import Db, Paging, Svc, require_platform
 from ..domain import verifications
-from ..models.verifications import VerificationCreate, VerificationOut
+from ..models.verifications import VerificationCreate, VerificationList, VerificationOut
 from .common import answer
 
 __all__ = ["router"]
@@ -27,3 +29,25 @@ def create_verification(body: VerificationCreate, db: Db, services: Svc) -> JSON
 def get_verification(verificationId: str, db: Db) -> JSONResponse:
     """One verification."""
     return answer(db, verifications.get_verification(db, verificationId))
+
+
+_Status = Literal[
+    "RESOLVE_ERRORS",
+    "PENDING_MANUAL_REVIEW",
+    "IN_PROGRESS",
+    "APPROVED",
+    "REJECTED",
+    "READY_FOR_VERIFICATION",
+]
+
+
+@router.get("/verifications", response_model=VerificationList)
+def list_verifications(
+    db: Db,
+    paging: Paging,
+    customerId: Annotated[str | None, Query(max_length=200)] = None,
+    verificationStatus: Annotated[_Status | None, Query()] = None,
+) -> JSONResponse:
+    """Verifications, oldest first; the filters combine."""
+    listed = verifications.list_verifications(db, paging, customerId, verificationStatus)
+    return answer(db, listed)

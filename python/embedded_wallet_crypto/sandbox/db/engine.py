@@ -19,6 +19,7 @@ from sqlalchemy.schema import CreateIndex
 
 from . import (
     tables_agents,
+    tables_cards,
     tables_control,
     tables_customer_ops,
     tables_delegated,
@@ -47,6 +48,7 @@ TABLES = (
     tables_control,
     tables_sca,
     tables_delegated,
+    tables_cards,
 )
 
 

@@ -280,5 +280,6 @@ def delete_credential(
     passkey = db.get(PasskeyData, credential.id)
     if passkey is not None:
         db.delete(passkey)
+        db.flush()  # before the credential's row, whose deletion would cascade to it
     db.delete(credential)
     return None

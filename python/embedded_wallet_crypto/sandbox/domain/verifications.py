@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..clock import iso
+from ..db.pages import PageRequest, page
 from ..db.tables_agents import Verification
 from ..db.tables_wallet import Customer
 from ..ids import new_id
@@ -35,6 +37,7 @@ __all__ = [
     "get_verification",
     "kyb_status",
     "kyc_status",
+    "list_verifications",
     "verification_body",
     "verification_status",
 ]
@@ -198,3 +201,18 @@ def get_verification(db: Session, verification_id: str) -> dict[str, Any]:
     if row is None:
         raise not_found("No verification has this id.", "VERIFICATION_NOT_FOUND")
     return verification_body(row)
+
+
+def list_verifications(
+    db: Session,
+    request: PageRequest,
+    customer_id: str | None = None,
+    status: str | None = None,
+) -> dict[str, Any]:
+    """Verifications, oldest first; the filters combine."""
+    query = select(Verification)
+    if customer_id is not None:
+        query = query.where(Verification.customer_id == customer_id)
+    if status is not None:
+        query = query.where(Verification.status == status)
+    return page(db, query, Verification, verification_body, request)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Final
 
@@ -230,13 +231,19 @@ def deliver_one(
     return event, answer, outcome
 
 
-def deliver_due(database: Database, clock: Clock) -> int:
-    """Make every due attempt once (each claimed first); returns how many were made."""
+def deliver_due(
+    database: Database, clock: Clock, stopping: Callable[[], bool] | None = None
+) -> int:
+    """Make every due attempt once (each claimed first); returns how many were made. With
+    ``stopping``, no further attempt starts once it answers True (the service is stopping: an
+    unanswering receiver holds up the stop by one attempt's timeout at most)."""
     due = _due(database, Clock.time())
     if not due:
         return 0
     made = 0
     with httpx.Client(timeout=ATTEMPT_TIMEOUT_SECONDS) as client:
         for event_id, version in due:
+            if stopping is not None and stopping():
+                break
             made += deliver_one(database, clock, client, event_id, version) is not None
     return made

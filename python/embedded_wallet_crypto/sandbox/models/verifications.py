@@ -13,6 +13,7 @@ __all__ = [
     "BusinessInfo",
     "PersonalInfo",
     "VerificationCreate",
+    "VerificationList",
     "VerificationOut",
 ]
 
@@ -63,3 +64,10 @@ class VerificationOut(BaseModel):
     kybStatus: str | None = None
     kycStatus: str | None = None
     beneficialOwners: list[dict[str, Any]] | None = None
+
+
+class VerificationList(BaseModel):
+    data: list[VerificationOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int | None = None
