@@ -62,21 +62,6 @@ DIVERGENCES: dict[tuple[str, str, int, str], str] = {
         "the sandbox keeps a customer's businessInfo as sent (free-form, bounded)"
     ),
     **{
-        (method, path, 404, code): (
-            "an id in the body that names nothing is 404 (the service's answer for a missing "
-            "resource everywhere, the interface's errors leave it open); the published "
-            "operation answers 400 for it"
-        )
-        for method, path, code in (
-            ("POST", "/quotes", "NOT_FOUND"),
-            ("POST", "/quotes", "LOOKUP_REQUEST_NOT_FOUND"),
-            ("POST", "/agents/me/quotes", "NOT_FOUND"),
-            ("POST", "/agents/me/quotes", "LOOKUP_REQUEST_NOT_FOUND"),
-            ("POST", "/agents", "CUSTOMER_NOT_FOUND"),
-            ("POST", "/customers/external-accounts", "CUSTOMER_NOT_FOUND"),
-        )
-    },
-    **{
         (method, path, status, "customerId"): (
             "a platform's own external account has customerId null, as the interface says and "
             "the published description says, where the published type is a string"
