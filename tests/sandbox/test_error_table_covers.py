@@ -88,3 +88,12 @@ def test_every_raised_code_has_a_published_code() -> None:
 def test_every_mapped_code_is_of_its_status() -> None:
     for (status, _), published in error_codes.MAPPED.items():
         assert published in error_codes.PUBLISHED_CODES[status], (status, published)
+
+
+def test_the_docs_list_the_table() -> None:
+    """``docs/sandbox-names.md`` has a row for every mapped code and every default."""
+    page = (SANDBOX.parents[2] / "docs" / "sandbox-names.md").read_text(encoding="utf-8")
+    for (status, code), published in error_codes.MAPPED.items():
+        assert f"| {status} | `{code}` | `{published}` |" in page, (status, code)
+    for status, code in error_codes.DEFAULTS.items():
+        assert f"| {status} | `{code}` |" in page, (status, code)
