@@ -79,9 +79,7 @@ def test_the_scan_finds_the_codes() -> None:
 
 
 def test_every_raised_code_has_a_published_code() -> None:
-    undecided = {
-        key: where for key, where in sorted(raised_codes().items()) if not _decided(*key)
-    }
+    undecided = {key: where for key, where in sorted(raised_codes().items()) if not _decided(*key)}
     assert not undecided, f"no published code chosen for: {undecided}"
 
 
