@@ -19,7 +19,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .error_codes import published_error, published_status
-from .models.names import RENAMED, to_published
+from .models.names import RENAMED, published_resource, to_published
 
 __all__ = ["PUBLISHED_ERROR_SCHEMA", "PublishedAnswers", "published_body", "published_document"]
 
@@ -45,7 +45,7 @@ def published_body(status: int, body: Any, path: str = "", method: str = "") -> 
     ``method path``)."""
     if _is_error(status, body):
         return published_error(body, path, method)
-    return to_published(body)
+    return published_resource(body)
 
 
 def _is_error(status: int, body: Any) -> bool:
