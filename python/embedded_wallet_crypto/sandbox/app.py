@@ -164,6 +164,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """
     settings = settings or Settings()
     database = Database(settings.database)
+    # Every session knows the names mode: a webhook's body is made in it (domain/webhooks).
+    database.sessions.configure(info={"names": settings.names})
     database.create_tables()
     ensure_state(database)
     configure_seed(settings.seed)

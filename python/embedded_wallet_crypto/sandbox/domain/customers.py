@@ -107,6 +107,7 @@ def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, 
     customer_id = new_id("Customer")
     platform_id = body.platformCustomerId or f"sandbox-{random_hex(6, 'customer')}"
     details = body.model_dump(
+        mode="json",
         include={"fullName", "birthDate", "nationality", "address", "businessInfo"},
         exclude_none=True,
     )

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .fields import FreeForm
+from .customer_info import Address, BusinessInfo
 
 __all__ = [
     "AccountType",
@@ -55,9 +55,9 @@ class CustomerCreate(BaseModel):
     fullName: Annotated[str, Field(max_length=300)] | None = None
     birthDate: Annotated[str, Field(max_length=10)] | None = None
     nationality: Annotated[str, Field(max_length=2)] | None = None
-    #: Free-form, bounded (``fields``): checked with the rest, before anything is stored.
-    address: FreeForm | None = None
-    businessInfo: FreeForm | None = None
+    #: As the published document defines them (``customer_info``), bounded.
+    address: Address | None = None
+    businessInfo: BusinessInfo | None = None
 
 
 class CurrencyOut(BaseModel):
