@@ -53,8 +53,16 @@ def test_the_parameters_bind_the_fields() -> None:
 
 @pytest.mark.parametrize(
     "fields",
-    [{}, {"privateEnabled": 1}, {"privateEnabled": "true"}, {"privateEnabled": None},
-     {"nickname": "x"}, {1: True}, ["privateEnabled"], None],
+    [
+        {},
+        {"privateEnabled": 1},
+        {"privateEnabled": "true"},
+        {"privateEnabled": None},
+        {"nickname": "x"},
+        {1: True},
+        ["privateEnabled"],
+        None,
+    ],
 )
 def test_bad_fields(fields: Any) -> None:
     invalid(lambda: internal_account_update(wallet_id=ACCOUNT, fields=fields))

@@ -155,9 +155,7 @@ RAW_PAYLOAD_HASH_FUNCTIONS = ("HASH_FUNCTION_NO_OP",)
 _HEX_DIGEST = _Field(
     "64 lowercase hex characters (a SHA-256 digest)",
     lambda value: (
-        isinstance(value, str)
-        and len(value) == 64
-        and all(c in "0123456789abcdef" for c in value)
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
     ),
 )
 _USERS = _records(
