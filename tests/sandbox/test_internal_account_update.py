@@ -148,6 +148,7 @@ def test_unknown_and_other_accounts(wallet: Wallet) -> None:
     for unknown in ("InternalAccount:nope", "Customer:nope", "nope"):
         _error(wallet.client.request("PATCH", _path(unknown), json=body), 404, "NOT_FOUND")
     customer = wallet.client.create_customer()
+    assert _listed(wallet.client, customer["id"], "EMBEDDED_WALLET")["privateEnabled"] is False
     fiat = _listed(wallet.client, customer["id"], "INTERNAL_FIAT")
     response = wallet.client.request("PATCH", _path(fiat["id"]), json=body)
     assert "EMBEDDED_WALLET" in _error(response, 400, "INVALID_INPUT")["reason"]
