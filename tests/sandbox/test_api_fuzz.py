@@ -97,6 +97,7 @@ SHARED_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/auth/sessions"),
         ("DELETE", "/auth/sessions/{id}"),
         ("POST", "/internal-accounts/{id}/export"),
+        ("PATCH", "/internal-accounts/{id}"),
         ("POST", "/quotes"),
         ("GET", "/quotes/{quoteId}"),
         ("POST", "/quotes/{quoteId}/execute"),
@@ -814,6 +815,7 @@ def _valid_bodies(
             "customerId": customer_id,
         },
         ("PATCH", "/config"): {"umaDomain": "fuzz.sandbox.test"},
+        ("PATCH", "/internal-accounts/{account_id}"): {"privateEnabled": True},  # its 202
         ("POST", "/sandbox/events/trigger"): {"type": "TEST"},
         ("PATCH", "/agents/{agentId}"): {"name": "Renamed bot"},
         ("PATCH", "/agents/{agentId}/policy"): {"spendingLimits": {"dailyLimit": 1_000_000}},

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from .customer_info import Address, BusinessInfo
 
@@ -19,6 +19,7 @@ __all__ = [
     "CustomerType",
     "InternalAccountList",
     "InternalAccountOut",
+    "InternalAccountUpdate",
 ]
 
 
@@ -101,8 +102,18 @@ class InternalAccountOut(BaseModel):
     balance: CurrencyAmount
     totalBalance: CurrencyAmount
     fundingPaymentInstructions: list[dict[str, Any]]
+    #: The wallet's privacy; only present for EMBEDDED_WALLET accounts.
+    privateEnabled: bool | None = None
     createdAt: str
     updatedAt: str
+
+
+class InternalAccountUpdate(BaseModel):
+    """The published InternalAccountUpdateRequest: at least one update field (checked by the
+    route), the same on both legs of the signed retry."""
+
+    model_config = ConfigDict(extra="forbid")
+    privateEnabled: StrictBool | None = None
 
 
 class InternalAccountList(BaseModel):
