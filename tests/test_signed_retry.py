@@ -169,6 +169,20 @@ PAYLOADS: list[tuple[Operation, dict[str, Any], bool, str]] = [
         '{"organizationId":"org-1234","parameters":{"userIds":["u2"]},"timestampMs":'
         '"1700000000000","type":"ACTIVITY_TYPE_DELETE_USERS"}',
     ),
+    (
+        Operation.UPDATE_INTERNAL_ACCOUNT,
+        {
+            "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+            "hashFunction": "HASH_FUNCTION_NO_OP",
+            "payload": "7ef9478c0e8c11fbfe3e551152a28dbec8a5b0a16d102d18cbcf4dbc6a787da2",
+            "signWith": "InternalAccount:1",
+        },
+        False,
+        '{"organizationId":"org-1234","parameters":{"encoding":"PAYLOAD_ENCODING_HEXADECIMAL",'
+        '"hashFunction":"HASH_FUNCTION_NO_OP","payload":"7ef9478c0e8c11fbfe3e551152a28dbec8a5b0'
+        'a16d102d18cbcf4dbc6a787da2","signWith":"InternalAccount:1"},"timestampMs":'
+        '"1700000000000","type":"ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2"}',
+    ),
 ]
 PARAMETERS = {operation: (parameters, bound) for operation, parameters, bound, _ in PAYLOADS}
 
@@ -696,6 +710,7 @@ def test_public_names() -> None:
         "ACTIVITY_TYPE_CREATE_USERS_V3",
         "ACTIVITY_TYPE_CREATE_POLICIES",
         "ACTIVITY_TYPE_DELETE_USERS",
+        "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
     }
 
 

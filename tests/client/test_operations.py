@@ -347,6 +347,9 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     )
     run("auth.list_sessions", accountId=customer.wallet)
     run("internal_accounts.export", customer.wallet, body={"clientPublicKey": KEY}, session=session)
+    private = {"privateEnabled": True}
+    updated = run("internal_accounts.update", customer.wallet, body=private, session=session)
+    assert updated.privateEnabled is True
     run("quotes.execute", quote.id, session=session)
     run("auth.refresh_session", session.id, body={"clientPublicKey": KEY})  # its 202
     card = {"cardId": "Card:run", "internalAccountId": customer.wallet, "nickname": "Card key"}

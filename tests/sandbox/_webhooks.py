@@ -86,14 +86,15 @@ def published_names(body: Any) -> Any:
     return body
 
 
-def published_errors(event: dict[str, Any]) -> list[str]:
-    """Why ``event`` (its rate fields under their published names) does not validate against
-    the published webhook schema of its type."""
+def published_errors(event: dict[str, Any], *, rename: bool = True) -> list[str]:
+    """Why ``event`` (its rate fields under their published names, unless ``rename`` is False:
+    then as it is) does not validate against the published webhook schema of its type."""
     grid_document()
     override = os.environ.get("EWC_GRID_OPENAPI")
     path = str(Path(override) if override else GRID_DEFAULT)
     webhook = WEBHOOK_OF[event["type"].split(".", 1)[0]]
-    return [str(e) for e in _validator(path, webhook).iter_errors(published_names(event))]
+    body = published_names(event) if rename else event
+    return [str(e) for e in _validator(path, webhook).iter_errors(body)]
 
 
 def verify_published(header: str, body: bytes, public_key_pem: str) -> None:

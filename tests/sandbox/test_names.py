@@ -253,3 +253,33 @@ def test_the_error_table_names_published_codes() -> None:
         assert code in listed(status), (status, code)
     for code in error_codes.NOT_FOUND_IN_PATH.values():
         assert code in listed(404), code
+
+
+def test_an_id_in_a_body_that_names_nothing(named: tuple[str, SandboxClient]) -> None:
+    """404 in ``interface`` mode; 400 ``INVALID_INPUT`` in ``published`` mode, as the published
+    operations answer it (the service's code in ``details.sandboxCode``)."""
+    names, client = named
+    body = {
+        "customerId": "Customer:nothing",
+        "currency": "USD",
+        "accountInfo": {
+            "accountType": "USD_ACCOUNT",
+            "accountNumber": "123456789",
+            "routingNumber": "021000021",
+            "bankAccountType": "CHECKING",
+            "bankName": "Test Bank",
+            "beneficiary": {"beneficiaryType": "INDIVIDUAL", "fullName": "Jane Doe"},
+        },
+    }
+    response = client.post("/customers/external-accounts", body)
+    answer = response.json()
+    if names == "interface":
+        assert (response.status_code, answer["code"]) == (404, "NOT_FOUND"), response.text
+        return
+    assert response.status_code == 400, response.text
+    assert answer["status"] == 400 and answer["code"] == "INVALID_INPUT", answer
+    assert answer["details"] == {"sandboxCode": "NOT_FOUND"}, answer
+    assert not _published_schema_errors(400, answer)
+    # An id in the path that names nothing stays 404 in both modes.
+    missing = client.get("/quotes/Quote:nothing")
+    assert missing.status_code == 404 and missing.json()["code"] == "QUOTE_NOT_FOUND"

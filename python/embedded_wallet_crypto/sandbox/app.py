@@ -17,6 +17,7 @@ from starlette.types import ASGIApp
 
 from .. import __version__
 from .api import (
+    account_settings,
     agent_accounts,
     agent_me,
     agents,
@@ -80,6 +81,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (BASE_PATH, sessions.router),
     (BASE_PATH, delegated_keys.router),
     (BASE_PATH, export.router),
+    (BASE_PATH, account_settings.router),
     (BASE_PATH, quotes.router),
     (BASE_PATH, transactions.router),
     (BASE_PATH, config.router),
@@ -164,6 +166,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """
     settings = settings or Settings()
     database = Database(settings.database)
+    # Every session knows the names mode: a webhook's body is made in it (domain/webhooks).
+    database.sessions.configure(info={"names": settings.names})
     database.create_tables()
     ensure_state(database)
     configure_seed(settings.seed)

@@ -14,6 +14,11 @@ A plain ``NOT_FOUND`` for the id in the path of a quote, a transaction or an inv
 (``/quotes/{quoteId}``, ``/agents/me/transactions/{transactionId}/...``) is that resource's
 published code (:data:`NOT_FOUND_IN_PATH`); any other is ``REFERENCE_NOT_FOUND``.
 
+An id in a request's body that names nothing is 404 in the service (``interface`` mode); the
+published operations that take such ids answer 400 for it, so with ``--names published`` a 404
+of an operation of :data:`BODY_ID_OPERATIONS` with one of its codes is answered 400
+``INVALID_INPUT`` (:func:`published_status`).
+
 A status the published document has no error schema for (408, 413, 422) keeps the service's
 code, in the same shape (the published ``GridError``: ``code``, ``message``, ``details``).
 """
@@ -24,12 +29,14 @@ import re
 from typing import Any
 
 __all__ = [
+    "BODY_ID_OPERATIONS",
     "DEFAULTS",
     "MAPPED",
     "NOT_FOUND_IN_PATH",
     "PUBLISHED_CODES",
     "published_code",
     "published_error",
+    "published_status",
 ]
 
 #: The published codes of each error status the service answers (the enums of the published
@@ -88,6 +95,7 @@ PUBLISHED_CODES: dict[int, frozenset[str]] = {
             "CONFLICT",
         }
     ),
+    410: frozenset({"CUSTOMER_DELETED"}),
     429: frozenset({"RATE_LIMITED", "DAILY_VOLUME_LIMIT_EXCEEDED"}),
     500: frozenset({"INTERNAL_ERROR"}),
     501: frozenset({"NOT_IMPLEMENTED"}),
@@ -103,15 +111,71 @@ DEFAULTS: dict[int, str] = {
     404: "REFERENCE_NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
     409: "CONFLICT",
+    410: "CUSTOMER_DELETED",
     429: "RATE_LIMITED",
     500: "INTERNAL_ERROR",
     501: "NOT_IMPLEMENTED",
     503: "SERVICE_UNAVAILABLE",
 }
 
-#: (status, the service's code) -> the published code, where a published code says more than
-#: the status's default.
+#: (status, the service's code) -> the published code, for every code the service answers that
+#: the published list of its status does not have (a test scans the sandbox's source for them).
 MAPPED: dict[tuple[int, str], str] = {
+    **{
+        (400, code): "INVALID_INPUT"
+        for code in (
+            "CLIENT_PUBLIC_KEY_REUSED",
+            "DEVICE_CODE_USED",
+            "EVENT_TYPE_NOT_SUPPORTED",
+            "IMMEDIATE_EXECUTION_NOT_SUPPORTED",
+            "INVALID_EVENT_TYPE",
+            "INVITATION_NOT_PENDING",
+            "PASSKEY_CHALLENGE_USED",
+            "QUOTE_NEEDS_FUNDING",
+            "TRANSACTION_NOT_CANCELLABLE_TYPE",
+            "UNSUITABLE_DOCUMENT",
+            "WEBHOOK_DELIVERY_FAILED",
+            "WEBHOOK_ENDPOINT_NOT_SET",
+        )
+    },
+    **{
+        (400, code): "INVALID_REQUEST_FORMAT"
+        for code in ("CSV_EMPTY", "CSV_MISSING_COLUMNS", "CSV_TOO_MANY_ROWS", "INVALID_CSV")
+    },
+    (400, "BALANCE_LIMIT_EXCEEDED"): "AMOUNT_OUT_OF_RANGE",
+    (400, "INSUFFICIENT_FUNDS"): "INVALID_AMOUNT",
+    (400, "MISSING_MANDATORY_PAYEE_DATA"): "MISSING_MANDATORY_USER_INFO",
+    (400, "SAME_CURRENCY"): "INVALID_CURRENCY",
+    (400, "UMA_ADDRESS_NOT_FOUND"): "INVALID_UMA_ADDRESS",
+    **{
+        (403, code): "FORBIDDEN"
+        for code in ("AGENT_PAUSED", "POLICY_ACCOUNT_NOT_ALLOWED", "POLICY_PERMISSION_DENIED")
+    },
+    **{
+        (404, code): "REFERENCE_NOT_FOUND"
+        for code in (
+            "ACTION_NOT_FOUND",
+            "AGENT_NOT_FOUND",
+            "BULK_UPLOAD_JOB_NOT_FOUND",
+            "EVENT_NOT_FOUND",
+            "VERIFICATION_NOT_FOUND",
+        )
+    },
+    **{
+        (409, code): "CONFLICT"
+        for code in (
+            "ACTION_NOT_PENDING",
+            "AGENT_CONNECTED",
+            "EVENT_IN_PROGRESS",
+            "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+            "NO_OWNERSHIP_CHALLENGE",
+            "OWNERSHIP_VERIFICATION_NOT_APPLICABLE",
+            "QUOTE_ALREADY_EXECUTED",
+            "QUOTE_EXPIRED",
+            "QUOTE_PENDING_APPROVAL",
+            "TRANSACTION_NOT_CANCELLABLE",
+        )
+    },
     (400, "UNSUPPORTED_CURRENCY"): "INVALID_CURRENCY",
     (400, "CURRENCY_MISMATCH"): "INVALID_CURRENCY",
     (400, "POLICY_CURRENCY_UNSUPPORTED"): "INVALID_CURRENCY",
@@ -143,6 +207,28 @@ NOT_FOUND_IN_PATH: dict[str, str] = {
 _PATH_ID = re.compile(r"/(quotes|transactions|invitations)/[^/]+(?:/[a-z-]+)?$")
 
 
+#: (method, path after the base path) of a published operation that answers 400 for an id in
+#: its body that names nothing -> the service's 404 codes for such an id there.
+BODY_ID_OPERATIONS: dict[tuple[str, str], frozenset[str]] = {
+    ("POST", "/quotes"): frozenset({"NOT_FOUND", "LOOKUP_REQUEST_NOT_FOUND"}),
+    ("POST", "/agents/me/quotes"): frozenset({"NOT_FOUND", "LOOKUP_REQUEST_NOT_FOUND"}),
+    ("POST", "/agents"): frozenset({"NOT_FOUND", "CUSTOMER_NOT_FOUND"}),
+    ("POST", "/customers/external-accounts"): frozenset({"NOT_FOUND", "CUSTOMER_NOT_FOUND"}),
+}
+_BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
+
+
+def published_status(status: int, code: str, method: str = "", path: str = "") -> int:
+    """The status ``--names published`` answers for the service's ``status`` and ``code`` to
+    ``method path``: 400 for an id in the body that names nothing (:data:`BODY_ID_OPERATIONS`),
+    else ``status``."""
+    if status == 404:
+        codes = BODY_ID_OPERATIONS.get((method.upper(), _BASE.sub("", path, count=1)))
+        if codes is not None and code in codes:
+            return 400
+    return status
+
+
 def published_code(status: int, code: str, path: str = "") -> str:
     """The published code of the service's ``code`` at ``status`` (see the module), for a
     request to ``path``."""
@@ -157,11 +243,11 @@ def published_code(status: int, code: str, path: str = "") -> str:
     return DEFAULTS[status]
 
 
-def published_error(body: dict[str, Any], path: str = "") -> dict[str, Any]:
+def published_error(body: dict[str, Any], path: str = "", method: str = "") -> dict[str, Any]:
     """The published error body of the service's ``{"status", "code", "reason"}`` answered to
-    a request to ``path``."""
-    status = int(body["status"])
+    a request ``method path`` (its status as :func:`published_status` makes it)."""
     code = str(body["code"])
+    status = published_status(int(body["status"]), code, method, path)
     return {
         "status": status,
         "code": published_code(status, code, path),

@@ -18,8 +18,8 @@ from typing import Any
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .error_codes import published_error
-from .models.names import RENAMED, to_published
+from .error_codes import published_error, published_status
+from .models.names import RENAMED, published_resource, to_published
 
 __all__ = ["PUBLISHED_ERROR_SCHEMA", "PublishedAnswers", "published_body", "published_document"]
 
@@ -40,12 +40,16 @@ PUBLISHED_ERROR_SCHEMA: dict[str, Any] = {
 }
 
 
-def published_body(status: int, body: Any, path: str = "") -> Any:
-    """An answer's parsed JSON body as ``--names published`` answers it (to a request to
-    ``path``)."""
-    if status >= 400 and isinstance(body, dict) and set(body) == {"status", "code", "reason"}:
-        return published_error(body, path)
-    return to_published(body)
+def published_body(status: int, body: Any, path: str = "", method: str = "") -> Any:
+    """An answer's parsed JSON body as ``--names published`` answers it (to a request
+    ``method path``)."""
+    if _is_error(status, body):
+        return published_error(body, path, method)
+    return published_resource(body)
+
+
+def _is_error(status: int, body: Any) -> bool:
+    return status >= 400 and isinstance(body, dict) and set(body) == {"status", "code", "reason"}
 
 
 class PublishedAnswers:
@@ -74,10 +78,12 @@ class PublishedAnswers:
                 chunks.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                body = _rewritten(start["status"], b"".join(chunks), scope["path"])
+                status, body = _rewritten(
+                    start["status"], b"".join(chunks), scope["path"], scope["method"]
+                )
                 headers = MutableHeaders(raw=list(start["headers"]))
                 headers["content-length"] = str(len(body))
-                await send({**start, "headers": headers.raw})
+                await send({**start, "status": status, "headers": headers.raw})
                 await send({"type": "http.response.body", "body": body})
                 return
             await send(message)
@@ -98,13 +104,16 @@ def published_document(document: dict[str, Any]) -> dict[str, Any]:
     return renamed
 
 
-def _rewritten(status: int, raw: bytes, path: str) -> bytes:
+def _rewritten(status: int, raw: bytes, path: str, method: str) -> tuple[int, bytes]:
+    """The status and body of an answer as ``--names published`` sends them."""
     try:
         body = json.loads(raw)
     except ValueError:  # not JSON after all: as it is
-        return raw
-    return json.dumps(
-        published_body(status, body, path),
+        return status, raw
+    if _is_error(status, body):
+        status = published_status(status, str(body["code"]), method, path)
+    return status, json.dumps(
+        published_body(status, body, path, method),
         ensure_ascii=False,
         allow_nan=False,
         separators=(",", ":"),

@@ -17,7 +17,9 @@ server that keeps the payload itself (the sandbox's quotes).
 
 The delegated-key operations (``CREATE_DELEGATED_KEY``, ``ACTIVATE_DELEGATED_KEY``, and
 ``REVOKE_DELEGATED_KEY``, signed by the delegated key itself) take their parameters from
-``delegated_key_user``, ``delegated_key_policies`` and ``delegated_key_revocation``.
+``delegated_key_user``, ``delegated_key_policies`` and ``delegated_key_revocation``; the
+internal-account update (``UPDATE_INTERNAL_ACCOUNT``, wallet privacy) from
+``internal_account_update``.
 
 A challenge can also be over a caller-given payload for exactly one signer:
 ``SignedRetry.issue_payload`` (for instance the OTP login's verification token, bound to the
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from ..stores import ChallengeRecord, MemoryStore, PostgresStore, RedisStore, SqliteStore
 from ..stores import ChallengeStore as Store
+from ._account_update import INTERNAL_ACCOUNT_UPDATE_FIELDS, internal_account_update
 from ._credentials import SessionKeys, ensure_credential_remains
 from ._delegated import delegated_key_policies, delegated_key_revocation, delegated_key_user
 from ._operations import (
@@ -35,6 +38,8 @@ from ._operations import (
     CREDENTIAL_TYPES,
     MAX_TIMESTAMP_MS,
     POLICY_EFFECTS,
+    RAW_PAYLOAD_ENCODINGS,
+    RAW_PAYLOAD_HASH_FUNCTIONS,
     Operation,
     build_payload,
 )
@@ -44,8 +49,11 @@ from ._results import PayloadChallenge, SignedRequestChallenge, VerifiedPayload,
 __all__ = [
     "API_KEY_CURVES",
     "CREDENTIAL_TYPES",
+    "INTERNAL_ACCOUNT_UPDATE_FIELDS",
     "MAX_TIMESTAMP_MS",
     "POLICY_EFFECTS",
+    "RAW_PAYLOAD_ENCODINGS",
+    "RAW_PAYLOAD_HASH_FUNCTIONS",
     "ChallengeRecord",
     "MemoryStore",
     "Operation",
@@ -64,4 +72,5 @@ __all__ = [
     "delegated_key_revocation",
     "delegated_key_user",
     "ensure_credential_remains",
+    "internal_account_update",
 ]

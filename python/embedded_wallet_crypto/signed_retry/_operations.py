@@ -10,6 +10,10 @@ signer identity holding the public key, then policies granting that identity sig
 self-revocation authority"); their payloads follow the key infrastructure's own activities for
 those steps: ``ACTIVITY_TYPE_CREATE_USERS_V3``, ``ACTIVITY_TYPE_CREATE_POLICIES`` and, for the
 revocation the delegated key signs itself, ``ACTIVITY_TYPE_DELETE_USERS``.
+
+The internal-account update (``PATCH /internal-accounts/{id}``, wallet privacy) is the published
+example's ``ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2``: the raw payload is the SHA-256 of the update
+fields (:func:`internal_account_update`), so a stamp commits to exactly those fields.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ __all__ = [
     "CREDENTIAL_TYPES",
     "MAX_TIMESTAMP_MS",
     "POLICY_EFFECTS",
+    "RAW_PAYLOAD_ENCODINGS",
+    "RAW_PAYLOAD_HASH_FUNCTIONS",
     "Operation",
     "build_payload",
     "canonical_json",
@@ -59,6 +65,7 @@ class Operation(str, Enum):
     CREATE_DELEGATED_KEY = "CREATE_DELEGATED_KEY"
     ACTIVATE_DELEGATED_KEY = "ACTIVATE_DELEGATED_KEY"
     REVOKE_DELEGATED_KEY = "REVOKE_DELEGATED_KEY"
+    UPDATE_INTERNAL_ACCOUNT = "UPDATE_INTERNAL_ACCOUNT"
 
     @property
     def activity_type(self) -> str:
@@ -142,6 +149,15 @@ _STRING = _Field("a string", lambda value: isinstance(value, str))
 API_KEY_CURVES = ("API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519")
 #: The policy effects of ``ACTIVITY_TYPE_CREATE_POLICIES``.
 POLICY_EFFECTS = ("EFFECT_ALLOW", "EFFECT_DENY")
+#: The encodings and hash functions of ``ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2`` this library writes.
+RAW_PAYLOAD_ENCODINGS = ("PAYLOAD_ENCODING_HEXADECIMAL",)
+RAW_PAYLOAD_HASH_FUNCTIONS = ("HASH_FUNCTION_NO_OP",)
+_HEX_DIGEST = _Field(
+    "64 lowercase hex characters (a SHA-256 digest)",
+    lambda value: (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    ),
+)
 _USERS = _records(
     {
         "userName": _TEXT,
@@ -206,6 +222,15 @@ _SPECS: dict[Operation, _Spec] = {
         "ACTIVITY_TYPE_CREATE_POLICIES", {"policies": _POLICIES}
     ),
     Operation.REVOKE_DELEGATED_KEY: _Spec("ACTIVITY_TYPE_DELETE_USERS", {"userIds": _texts()}),
+    Operation.UPDATE_INTERNAL_ACCOUNT: _Spec(
+        "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+        {
+            "encoding": _one_of(*RAW_PAYLOAD_ENCODINGS),
+            "hashFunction": _one_of(*RAW_PAYLOAD_HASH_FUNCTIONS),
+            "payload": _HEX_DIGEST,
+            "signWith": _TEXT,
+        },
+    ),
 }
 
 

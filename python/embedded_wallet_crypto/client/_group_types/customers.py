@@ -56,6 +56,7 @@ class InternalAccountsOperations(SyncGroup):
 
     list: SyncListOperation[InternalAccountList, InternalAccountOut]
     export: SyncOperation[ExportOut | SignedRequestChallengeOut]
+    update: SyncOperation[InternalAccountOut | SignedRequestChallengeOut]
     list_for_platform: SyncOperation[PlatformInternalAccountList]
 
 
@@ -126,6 +127,7 @@ class AsyncInternalAccountsOperations(AsyncGroup):
 
     list: AsyncListOperation[InternalAccountList, InternalAccountOut]
     export: AsyncOperation[ExportOut | SignedRequestChallengeOut]
+    update: AsyncOperation[InternalAccountOut | SignedRequestChallengeOut]
     list_for_platform: AsyncOperation[PlatformInternalAccountList]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...sandbox.models.crypto import EndUserTermsOut
 from ...sandbox.models.customer_ops import BulkJobAccepted, BulkJobOut, CustomerList, KycLinkOut
-from ...sandbox.models.customers import CustomerOut, InternalAccountList
+from ...sandbox.models.customers import CustomerOut, InternalAccountList, InternalAccountOut
 from ...sandbox.models.directory import PlatformInternalAccountList
 from ...sandbox.models.external_account_ops import OwnershipChallengeOut
 from ...sandbox.models.external_accounts import ExternalAccountList, ExternalAccountOut
@@ -42,6 +42,7 @@ ROWS: tuple[Operation, ...] = (
     _("customers",          "get_bulk_job",            "GET",    "/customers/bulk/jobs/{jobId}",                "getBulkCustomerImportJob",         True, response_model=BulkJobOut),
     _("internal_accounts",  "list",                    "GET",    "/customers/internal-accounts",                "listCustomerInternalAccounts",     True, paginated=PAGES, response_model=InternalAccountList),
     _("internal_accounts",  "export",                  "POST",   "/internal-accounts/{id}/export",              "exportInternalAccount",            False, signing="retry", binds_key="clientPublicKey", response_model=ExportOut),
+    _("internal_accounts",  "update",                  "PATCH",  "/internal-accounts/{id}",                     "updateInternalAccount",            True, signing="retry", response_model=InternalAccountOut),
     _("internal_accounts",  "list_for_platform",       "GET",    "/platform/internal-accounts",                 "listPlatformInternalAccounts",     True, response_model=PlatformInternalAccountList),
     _("external_accounts",  "create_for_customer",     "POST",   "/customers/external-accounts",                "createCustomerExternalAccount",    False, response_model=ExternalAccountOut),
     _("external_accounts",  "list_for_customer",       "GET",    "/customers/external-accounts",                "listCustomerExternalAccounts",     True, paginated=PAGES, response_model=ExternalAccountList),

@@ -8,11 +8,11 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, update
+from sqlalchemy import Connection, Engine, Table, create_engine, event, inspect, update
 from sqlalchemy.engine import Dialect, make_url
-from sqlalchemy.exc import DisconnectionError, IntegrityError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.schema import CreateIndex
@@ -182,12 +182,14 @@ class Database:
             Base.metadata.create_all(self.engine)
             with self.engine.connect() as connection:
                 _added_indexes(connection)
+                _added_columns(connection)
             return
         # Two processes starting on one PostgreSQL database: one creates, the other waits.
         with self.engine.begin() as connection:
             connection.exec_driver_sql("SELECT pg_advisory_xact_lock(7215300415)")
             Base.metadata.create_all(connection)
             _added_indexes(connection)
+            _added_columns(connection)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -202,6 +204,32 @@ def _added_indexes(connection: Connection) -> None:
                 connection.execute(CreateIndex(index, if_not_exists=True))
         except IntegrityError:
             logger.warning("%s not made: existing rows break it", index.name)
+
+
+#: Nullable columns added to a table since an earlier release made it: ``(table, column)``.
+_ADDED_COLUMNS: tuple[tuple[Table, str], ...] = (
+    (cast(Table, tables_wallet.InternalAccount.__table__), "private_enabled"),
+)
+
+
+def _added_columns(connection: Connection) -> None:
+    """Add the columns of :data:`_ADDED_COLUMNS` to a table an earlier release made without
+    them (each nullable, so existing rows keep their meaning)."""
+    for table, name in _ADDED_COLUMNS:
+        present = {column["name"] for column in inspect(connection).get_columns(table.name)}
+        if name in present:
+            continue
+        column = table.c[name]
+        kind = column.type.compile(dialect=connection.dialect)
+        quote = connection.dialect.identifier_preparer.quote
+        try:
+            with connection.begin_nested() if connection.in_transaction() else connection.begin():
+                connection.exec_driver_sql(
+                    f"ALTER TABLE {quote(table.name)} ADD COLUMN {quote(name)} {kind}"
+                )
+        except DBAPIError:  # another process (SQLite: no lock around this) added it first
+            if name not in {c["name"] for c in inspect(connection).get_columns(table.name)}:
+                raise
 
 
 def lock(db: Session, instance: Any) -> None:

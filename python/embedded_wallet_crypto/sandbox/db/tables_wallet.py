@@ -91,6 +91,8 @@ class InternalAccount(Base):
     status: Mapped[str] = mapped_column(String(20), default="ACTIVE")
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
     wallet_secret: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The embedded wallet's privacy (``privateEnabled``); NULL is off (and for other types).
+    private_enabled: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
     __table_args__ = (Index("ix_sandbox_accounts_order", "created_at", "id"),)

@@ -1,7 +1,8 @@
 """The bulk CSV import of customers: ``POST /customers/bulk/csv`` checks the file and keeps its
 rows as a ``PENDING`` job; the background worker imports the job's rows (each row a customer, as
 ``POST /customers`` makes one, or an entry of ``errors``) and ends it ``COMPLETED`` (``FAILED``
-when no row could be imported).
+when no row could be imported), announcing it in the same database transaction
+(``BULK_UPLOAD.COMPLETED`` or ``BULK_UPLOAD.FAILED`` with the job as ``data``).
 
 Limits: the request is bounded by ``--max-body-size`` (413 ``BODY_TOO_LARGE``); the file has at
 most :data:`MAX_ROWS` rows under its header (400 ``CSV_TOO_MANY_ROWS``) and at least one (400
@@ -33,6 +34,7 @@ from ..ids import new_id
 from ..models.customers import CustomerCreate
 from .customers import add_customer
 from .errors import Refusal, invalid, not_found
+from .webhooks import emit
 
 __all__ = [
     "MAX_CELL",
@@ -210,6 +212,8 @@ def _import(db: Session, job: BulkImportJob) -> None:
     job.status = "COMPLETED" if successful else "FAILED"
     job.completed_at = now
     job.rows = []  # imported: the file's rows are not kept
+    db.flush()
+    emit(db, f"BULK_UPLOAD.{job.status}", job_body(db, job.id))  # with the change
 
 
 def import_due(database: Database) -> int:

@@ -181,7 +181,11 @@ def update_customer(
         value = getattr(body, name)
         if value is not None:
             setattr(row, column, value)
-    changed = body.model_dump(include=set(_DETAILS), exclude_none=True)
+    changed = body.model_dump(mode="json", include=set(_DETAILS), exclude_none=True)
+    if "businessInfo" in changed:  # the given fields change, the others stay
+        changed["businessInfo"] = {**row.details.get("businessInfo", {}), **changed["businessInfo"]}
+        if "legalName" not in changed["businessInfo"]:
+            raise invalid("businessInfo.legalName is required: the customer has none yet.")
     if changed:
         row.details = {**row.details, **changed}
     row.updated_at = now

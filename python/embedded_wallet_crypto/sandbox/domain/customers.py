@@ -74,7 +74,7 @@ def customer_body(customer: Customer) -> dict[str, Any]:
 def account_body(account: InternalAccount) -> dict[str, Any]:
     """The interface's InternalAccount."""
     amount = {"amount": account.balance, "currency": currency(account.currency)}
-    return {
+    body: dict[str, Any] = {
         "id": account.id,
         "customerId": account.customer_id,
         "type": account.type,
@@ -82,9 +82,12 @@ def account_body(account: InternalAccount) -> dict[str, Any]:
         "balance": amount,
         "totalBalance": dict(amount),
         "fundingPaymentInstructions": funding_instructions(account),
-        "createdAt": iso(account.created_at),
-        "updatedAt": iso(account.updated_at),
     }
+    if account.type == "EMBEDDED_WALLET":  # only present for EMBEDDED_WALLET accounts
+        body["privateEnabled"] = bool(account.private_enabled)
+    body["createdAt"] = iso(account.created_at)
+    body["updatedAt"] = iso(account.updated_at)
+    return body
 
 
 def create_customer(db: Session, services: Services, body: CustomerCreate) -> dict[str, Any]:
@@ -107,6 +110,7 @@ def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, 
     customer_id = new_id("Customer")
     platform_id = body.platformCustomerId or f"sandbox-{random_hex(6, 'customer')}"
     details = body.model_dump(
+        mode="json",
         include={"fullName", "birthDate", "nationality", "address", "businessInfo"},
         exclude_none=True,
     )

@@ -1,8 +1,10 @@
 """An external account's deletion and its ownership verification.
 
-A deletion removes the account (a later read is 404; transactions keep its id). Of concurrent
-deletions one removes it (204) and the others find nothing (404): the ``DELETE`` statement's
-row count decides, in the transaction that makes the change.
+A deletion removes the account (a later read is 404; transactions keep its id) and announces
+it: ``EXTERNAL_ACCOUNT.STATUS_UPDATED`` with the account as it was, its ``status``
+``INACTIVE``. Of concurrent deletions one removes it (204, one event) and the others find
+nothing (404, none): the ``DELETE`` statement's row count decides, in the transaction that makes
+the change and records the event.
 
 Ownership verification (``/challenge``, ``/verify``) applies only to a first-party self-custody
 crypto wallet; the sandbox registers bank accounts only (USD, BRL, AED), so every existing
@@ -20,6 +22,8 @@ from sqlalchemy.orm import Session
 from ..db.tables_payments import ExternalAccount
 from ..models.external_account_ops import OwnershipChallengeCreate, OwnershipVerify
 from .errors import Refusal, not_found
+from .external_accounts import external_account_body
+from .webhooks import emit
 
 __all__ = ["delete_external_account", "start_ownership_challenge", "verify_ownership"]
 
@@ -50,6 +54,9 @@ def delete_external_account(
     removed = db.execute(delete(ExternalAccount).where(ExternalAccount.id == row.id))
     if getattr(removed, "rowcount", 0) != 1:
         raise _no_account()
+    emit(
+        db, "EXTERNAL_ACCOUNT.STATUS_UPDATED", {**external_account_body(row), "status": "INACTIVE"}
+    )
     db.expunge(row)
 
 

@@ -8,6 +8,11 @@ background worker delivers it (``webhook_delivery``). Every event is recorded, a
 ``webhookEndpoint`` is configured (state ``NO_ENDPOINT``): ``GET /sandbox/events`` and
 ``ewc listen`` show them all.
 
+The body is made once, when the event is: with ``--names published`` (the database's sessions
+carry ``info["names"] == "published"``, set by the app) its ``data`` has the published field
+names and values (``models.names.published_resource``), so that the delivered body, its
+signature, the events list and ``ewc listen``'s forwarded copy are all the published one.
+
 The retry schedule follows the published retry policy: exponential backoff from
 :data:`FIRST_RETRY_SECONDS`, each wait at most :data:`MAX_RETRY_INTERVAL_SECONDS` (30 minutes),
 for up to :data:`RETRY_HORIZON_SECONDS` (7 days) after the event; simulated seconds, scaled by
@@ -31,6 +36,7 @@ from ..clock import Clock, iso
 from ..db.engine import Database
 from ..db.tables_events import WebhookEvent
 from ..ids import new_id
+from ..models.names import published_resource
 from ..services import shared_secret
 from .platform_config import load_config
 
@@ -215,6 +221,8 @@ def emit(
     transaction; its first attempt is due at once, to the ``webhookEndpoint`` configured now.
     Returns the event id (the body's ``id``, the same on every attempt)."""
     endpoint = load_config(db).webhook_endpoint or None
+    if db.info.get("names") == "published":
+        data = published_resource(data)
     now = Clock.now()
     event_id = new_id("Webhook")
     body = json.dumps(

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .customer_info import Address, BusinessInfoUpdate
 from .customers import CustomerOut, CustomerType
-from .fields import FreeForm
 
 __all__ = [
     "BulkJobAccepted",
@@ -39,8 +39,8 @@ class CustomerUpdate(BaseModel):
     fullName: Annotated[str, Field(max_length=300)] | None = None
     birthDate: Annotated[str, Field(max_length=10)] | None = None
     nationality: Annotated[str, Field(max_length=2)] | None = None
-    address: FreeForm | None = None
-    businessInfo: FreeForm | None = None
+    address: Address | None = None
+    businessInfo: BusinessInfoUpdate | None = None
 
 
 class KycLinkCreate(BaseModel):

@@ -6,9 +6,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from .fields import FreeForm
+from .customer_info import Address, BusinessInfo
 
 __all__ = [
     "AccountType",
@@ -19,6 +19,7 @@ __all__ = [
     "CustomerType",
     "InternalAccountList",
     "InternalAccountOut",
+    "InternalAccountUpdate",
 ]
 
 
@@ -55,9 +56,9 @@ class CustomerCreate(BaseModel):
     fullName: Annotated[str, Field(max_length=300)] | None = None
     birthDate: Annotated[str, Field(max_length=10)] | None = None
     nationality: Annotated[str, Field(max_length=2)] | None = None
-    #: Free-form, bounded (``fields``): checked with the rest, before anything is stored.
-    address: FreeForm | None = None
-    businessInfo: FreeForm | None = None
+    #: As the published document defines them (``customer_info``), bounded.
+    address: Address | None = None
+    businessInfo: BusinessInfo | None = None
 
 
 class CurrencyOut(BaseModel):
@@ -101,8 +102,18 @@ class InternalAccountOut(BaseModel):
     balance: CurrencyAmount
     totalBalance: CurrencyAmount
     fundingPaymentInstructions: list[dict[str, Any]]
+    #: The wallet's privacy; only present for EMBEDDED_WALLET accounts.
+    privateEnabled: bool | None = None
     createdAt: str
     updatedAt: str
+
+
+class InternalAccountUpdate(BaseModel):
+    """The published InternalAccountUpdateRequest: at least one update field (checked by the
+    route), the same on both legs of the signed retry."""
+
+    model_config = ConfigDict(extra="forbid")
+    privateEnabled: StrictBool | None = None
 
 
 class InternalAccountList(BaseModel):

@@ -122,5 +122,17 @@ OPERATIONS: dict[str, tuple[str, dict[str, Any], str | None, bool]] = {
         None,
         False,
     ),
+    "UPDATE_INTERNAL_ACCOUNT": (
+        "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+        {
+            "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+            "hashFunction": "HASH_FUNCTION_NO_OP",
+            # SHA-256 of the update fields {"privateEnabled":true} (compact, sorted keys)
+            "payload": "7ef9478c0e8c11fbfe3e551152a28dbec8a5b0a16d102d18cbcf4dbc6a787da2",
+            "signWith": "InternalAccount:vectors",
+        },
+        None,
+        False,
+    ),
 }
 CREDENTIAL_TYPE = {"REVOKE_CREDENTIAL": "PASSKEY", "REVOKE_SESSION": "OAUTH"}
