@@ -31,6 +31,7 @@ class SmsWallet(Wallet):
         self.email = f"{uuid.uuid4().hex[:12]}@example.com"
         self.subject = f"user-{uuid.uuid4().hex[:12]}"
         customer = client.create_customer(email=self.email, phoneNumber=self.phone)
+        self.customer_id = customer["id"]
         self.account_id = client.wallet_of(customer["id"])
         self.authenticator = ewc.passkeys.SoftwareAuthenticator()
         self.mails_seen = 0
@@ -176,3 +177,19 @@ def test_the_encrypted_sms_login_and_a_replay_in_a_second_process(
             api.close()
     finally:
         assert other.stop() == 0
+
+
+def test_a_phone_number_change_with_an_sms_credential_is_409(wallet: SmsWallet) -> None:
+    """The published signed-retry contact update is not served: refused, and nothing changes;
+    a customer without an SMS_OTP credential changes its number at once."""
+    wallet.add("SMS_OTP")
+    path = f"/customers/{wallet.customer_id}"
+    change = {"customerType": "INDIVIDUAL", "phoneNumber": "+14155550199"}
+    response = wallet.client.request("PATCH", path, json=change)
+    _error(response, 409, "CONFLICT")
+    assert wallet.client.get(path).json()["phoneNumber"] == wallet.phone
+    same = wallet.client.request("PATCH", path, json={**change, "phoneNumber": wallet.phone})
+    assert same.status_code == 200, same.text
+    other = wallet.client.create_customer(phoneNumber=wallet.phone)  # no SMS_OTP credential
+    done = wallet.client.request("PATCH", f"/customers/{other['id']}", json=change)
+    assert done.status_code == 200 and done.json()["phoneNumber"] == change["phoneNumber"]

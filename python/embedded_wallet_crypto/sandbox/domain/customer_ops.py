@@ -146,19 +146,34 @@ def update_customer(
     did not have gets its holding account. 400 when ``customerType`` is not the customer's or
     ``email`` and ``phoneNumber`` come together; 409 ``UMA_ADDRESS_EXISTS`` for another
     customer's UMA address; 409 ``CONFLICT`` for an email change of a customer whose embedded
-    wallet has an EMAIL_OTP credential (the published signed-retry contact update is not
-    served)."""
+    wallet has an EMAIL_OTP credential, or a phone number change with an SMS_OTP credential
+    (the published signed-retry contact update is not served)."""
     if body.email is not None and body.phoneNumber is not None:
         raise invalid("Update email and phoneNumber in separate calls.")
     row = _locked(db, customer_id)
     if body.customerType.value != row.customer_type:
         raise invalid(f"customerType must be the customer's own ({row.customer_type}).")
-    if body.email is not None and body.email != row.email and _has_email_credential(db, row.id):
+    if (
+        body.email is not None
+        and body.email != row.email
+        and _has_credential(db, row.id, "EMAIL_OTP")
+    ):
         raise Refusal(
             409,
             "CONFLICT",
             "The sandbox does not serve the signed-retry email update of a customer whose "
             "embedded wallet has an EMAIL_OTP credential.",
+        )
+    if (
+        body.phoneNumber is not None
+        and body.phoneNumber != row.phone_number
+        and _has_credential(db, row.id, "SMS_OTP")
+    ):
+        raise Refusal(
+            409,
+            "CONFLICT",
+            "The sandbox does not serve the signed-retry phone number update of a customer "
+            "whose embedded wallet has an SMS_OTP credential.",
         )
     if body.umaAddress is not None and body.umaAddress != row.uma_address:
         taken = db.scalar(
@@ -189,11 +204,11 @@ def update_customer(
     return _body(row, False)
 
 
-def _has_email_credential(db: Session, customer_id: str) -> bool:
+def _has_credential(db: Session, customer_id: str, kind: str) -> bool:
     found = db.scalar(
         select(AuthMethod.id)
         .join(InternalAccount, InternalAccount.id == AuthMethod.account_id)
-        .where(InternalAccount.customer_id == customer_id, AuthMethod.type == "EMAIL_OTP")
+        .where(InternalAccount.customer_id == customer_id, AuthMethod.type == kind)
         .limit(1)
     )
     return found is not None
