@@ -46,6 +46,14 @@ class SmsWallet(Wallet):
             return {"type": kind, "accountId": self.account_id}
         return super().body(kind)
 
+    def verify_body(
+        self, credential: dict[str, Any], client_key: ewc.KeyPair, compressed: bool
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        if credential["type"] != "SMS_OTP":
+            return super().verify_body(credential, client_key, compressed)
+        public = client_key.public_key_hex(compressed=compressed)
+        return {"type": "SMS_OTP", "otp": self.sms(), "clientPublicKey": public}, {}
+
     def sms(self) -> str:
         code, self.sms_seen = read_otp(self.server.mail_dir, self.sms_address, self.sms_seen)
         return code
@@ -179,17 +187,40 @@ def test_the_encrypted_sms_login_and_a_replay_in_a_second_process(
         assert other.stop() == 0
 
 
-def test_a_phone_number_change_with_an_sms_credential_is_409(wallet: SmsWallet) -> None:
-    """The published signed-retry contact update is not served: refused, and nothing changes;
-    a customer without an SMS_OTP credential changes its number at once."""
-    wallet.add("SMS_OTP")
+def test_a_phone_number_change_is_a_signed_retry(wallet: SmsWallet) -> None:
+    """With an SMS_OTP credential, a new phoneNumber is 202 and the challenge, then the retry
+    stamped by a session of the wallet: 200, and the credential carries the new number (its
+    codes go there). A customer without one changes its number at once."""
+    credential = wallet.add("SMS_OTP")
+    _, key = wallet.login(credential)
     path = f"/customers/{wallet.customer_id}"
-    change = {"customerType": "INDIVIDUAL", "phoneNumber": "+14155550199"}
-    response = wallet.client.request("PATCH", path, json=change)
-    _error(response, 409, "CONFLICT")
-    assert wallet.client.get(path).json()["phoneNumber"] == wallet.phone
-    same = wallet.client.request("PATCH", path, json={**change, "phoneNumber": wallet.phone})
-    assert same.status_code == 200, same.text
-    other = wallet.client.create_customer(phoneNumber=wallet.phone)  # no SMS_OTP credential
-    done = wallet.client.request("PATCH", f"/customers/{other['id']}", json=change)
-    assert done.status_code == 200 and done.json()["phoneNumber"] == change["phoneNumber"]
+    new_phone = f"+1415{random.randrange(10**7):07d}"
+    change = {"customerType": "INDIVIDUAL", "phoneNumber": new_phone}
+    step = wallet.client.request("PATCH", path, json=change)
+    assert step.status_code == 202, step.text
+    payload = json.loads(step.json()["payloadToSign"])
+    assert payload["type"] == "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER"
+    assert payload["parameters"] == {"userId": wallet.account_id, "userPhoneNumber": new_phone}
+    assert wallet.client.get(path).json()["phoneNumber"] == wallet.phone  # nothing yet
+    # A stranger's stamp is refused; the wallet's session's stamp updates both.
+    _, refused = wallet.client.signed_retry("PATCH", path, change, key=ewc.KeyPair.generate())
+    _error(refused, 401, "UNAUTHORIZED")
+    challenge, done = wallet.client.signed_retry("PATCH", path, change, key=key)
+    assert done.status_code == 200, done.text
+    assert done.json()["phoneNumber"] == new_phone
+    listed = wallet.client.get("/auth/credentials", params={"accountId": wallet.account_id})
+    assert [c["nickname"] for c in listed.json()["data"]] == [new_phone]
+    # The used challenge is refused for the next change (the same change again is a no-op).
+    stamp = ewc.create_stamp(challenge["payloadToSign"], key)
+    again = {**change, "phoneNumber": wallet.phone}
+    _error(wallet.client.retry("PATCH", path, again, challenge, stamp), 401, "UNAUTHORIZED")
+    assert wallet.client.get(path).json()["phoneNumber"] == new_phone
+    # Another account's SMS_OTP credential with the number: 409.
+    other = SmsWallet(wallet.client, wallet.server)
+    other.add("SMS_OTP")
+    taken = {"customerType": "INDIVIDUAL", "phoneNumber": other.phone}
+    _error(wallet.client.request("PATCH", path, json=taken), 409, "CONFLICT")
+    # Without an SMS_OTP credential: at once.
+    plain = wallet.client.create_customer(phoneNumber=wallet.phone)
+    at_once = wallet.client.request("PATCH", f"/customers/{plain['id']}", json=change)
+    assert at_once.status_code == 200 and at_once.json()["phoneNumber"] == new_phone
