@@ -94,6 +94,14 @@ PAYLOADS: list[tuple[Operation, dict[str, Any], bool, str]] = [
         '"timestampMs":"1700000000000","type":"ACTIVITY_TYPE_UPDATE_USER_EMAIL"}',
     ),
     (
+        Operation.ADD_SMS_OTP_CREDENTIAL,
+        {"userPhoneNumber": "+14155550100", "userId": "u1"},
+        False,
+        '{"organizationId":"org-1234","parameters":{"userId":"u1","userPhoneNumber":'
+        '"+14155550100"},"timestampMs":"1700000000000",'
+        '"type":"ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER"}',
+    ),
+    (
         Operation.REVOKE_CREDENTIAL,
         {"authenticatorIds": ["AuthMethod:2"], "userId": "u1"},
         False,
@@ -295,7 +303,12 @@ def test_challenge_fields(retry: SignedRetry, operation: Operation) -> None:
     issued = datetime.fromtimestamp(T0, tz=timezone.utc)
     assert challenge.expires_at == issued + timedelta(seconds=300)
     assert challenge.expires_at.tzinfo is timezone.utc
-    fixed = {"ADD_OAUTH": "OAUTH", "ADD_PASSKEY": "PASSKEY", "ADD_EMAIL_OTP": "EMAIL_OTP"}
+    fixed = {
+        "ADD_OAUTH": "OAUTH",
+        "ADD_PASSKEY": "PASSKEY",
+        "ADD_EMAIL_OTP": "EMAIL_OTP",
+        "ADD_SMS_OTP": "SMS_OTP",
+    }
     expected_type = next((t for p, t in fixed.items() if operation.name.startswith(p)), None)
     assert challenge.type == expected_type
     response = challenge.to_response()
@@ -702,6 +715,7 @@ def test_public_names() -> None:
         "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS",
         "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2",
         "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
+        "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
         "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
         "ACTIVITY_TYPE_DELETE_API_KEYS",
         "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",

@@ -56,7 +56,7 @@ class WalletSession:
         expires_at: when the service stops accepting its stamps.
         signer: the session key (an ``ewc.KeyPair``): it stamps every signed retry, and it
             never leaves the process unless you read it out (``signer.private_key_bytes()``).
-        credential_type: ``EMAIL_OTP``, ``OAUTH`` or ``PASSKEY``.
+        credential_type: ``EMAIL_OTP``, ``SMS_OTP``, ``OAUTH`` or ``PASSKEY``.
         data: the service's Session body as it came (without the sealed key).
     """
 

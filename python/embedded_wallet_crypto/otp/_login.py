@@ -124,6 +124,7 @@ class OtpLogin:
         account_id: str,
         organization_id: str,
         contact: str,
+        credential_type: str = "EMAIL_OTP",
     ) -> OtpLoginChallenge:
         """Leg one: open the bundle, check the code, mint the token, issue the challenge.
 
@@ -131,10 +132,12 @@ class OtpLogin:
             encrypted_otp_bundle: the client's ``encryptedOtpBundle``.
             target_key: the OTP target key (its public half went out in the
                 ``otpEncryptionTargetBundle``).
-            credential_id: the EMAIL_OTP credential the code was sent for.
+            credential_id: the OTP credential the code was sent for.
             account_id: the account that logs in.
             organization_id: the token's ``organization_id``.
             contact: the address the code went to (the token's ``contact``).
+            credential_type: ``EMAIL_OTP`` or ``SMS_OTP``, the challenge's ``type``; an
+                ``SMS_OTP`` login's token has ``verification_type`` ``OTP_TYPE_SMS``.
 
         Raises:
             EnvelopeError, DecryptionError: the bundle is malformed or not sealed to
@@ -147,12 +150,17 @@ class OtpLogin:
         """
         from ..tokens import mint_verification_token
 
+        if credential_type not in ("EMAIL_OTP", "SMS_OTP"):
+            raise TypeError("credential_type must be EMAIL_OTP or SMS_OTP")
+        verification_type = self.verification_type
+        if credential_type == "SMS_OTP":
+            verification_type = "OTP_TYPE_SMS"
         submission = decrypt_otp_bundle(encrypted_otp_bundle, target_key)
         verified = self.codes.verify(credential_id, submission.otp_code)
         tek = compress_public_key(submission.public_key).hex()
         token = mint_verification_token(
             self.token_signer,
-            verification_type=self.verification_type,
+            verification_type=verification_type,
             contact=contact,
             organization_id=organization_id,
             public_key=tek,
@@ -162,7 +170,7 @@ class OtpLogin:
             account_id=account_id,
             payload_to_sign=token,
             signer_public_key=tek,
-            credential_type="EMAIL_OTP",
+            credential_type=credential_type,
         )
         return OtpLoginChallenge(
             challenge=challenge,

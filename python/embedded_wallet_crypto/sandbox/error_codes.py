@@ -58,6 +58,7 @@ PUBLISHED_CODES: dict[int, frozenset[str]] = {
             "INVALID_AMOUNT",
             "EXPIRED",
             "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS",
+            "SMS_OTP_CREDENTIAL_ALREADY_EXISTS",
             "PASSKEY_CREDENTIAL_ALREADY_EXISTS",
             "TRANSACTION_SIZE_LIMIT_EXCEEDED",
         }

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 #: The interface's credential types (AuthMethod.type, SignedRequestChallenge.type).
-CREDENTIAL_TYPES = ("OAUTH", "EMAIL_OTP", "PASSKEY")
+CREDENTIAL_TYPES = ("OAUTH", "EMAIL_OTP", "SMS_OTP", "PASSKEY")
 #: The last millisecond of year 9999: the largest ``timestampMs`` :func:`build_payload` writes.
 MAX_TIMESTAMP_MS = 253_402_300_799_999
 
@@ -57,6 +57,7 @@ class Operation(str, Enum):
     ADD_OAUTH_CREDENTIAL = "ADD_OAUTH_CREDENTIAL"
     ADD_PASSKEY_CREDENTIAL = "ADD_PASSKEY_CREDENTIAL"
     ADD_EMAIL_OTP_CREDENTIAL = "ADD_EMAIL_OTP_CREDENTIAL"
+    ADD_SMS_OTP_CREDENTIAL = "ADD_SMS_OTP_CREDENTIAL"
     REVOKE_CREDENTIAL = "REVOKE_CREDENTIAL"
     REVOKE_SESSION = "REVOKE_SESSION"
     REFRESH_SESSION = "REFRESH_SESSION"
@@ -196,6 +197,11 @@ _SPECS: dict[Operation, _Spec] = {
         "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
         {"userEmail": _TEXT, "userId": _TEXT},
         credential_type="EMAIL_OTP",
+    ),
+    Operation.ADD_SMS_OTP_CREDENTIAL: _Spec(
+        "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
+        {"userPhoneNumber": _TEXT, "userId": _TEXT},
+        credential_type="SMS_OTP",
     ),
     Operation.REVOKE_CREDENTIAL: _Spec(
         "ACTIVITY_TYPE_DELETE_AUTHENTICATORS", {"authenticatorIds": _texts(), "userId": _TEXT}

@@ -120,8 +120,8 @@ class SignedRetry:
             organization_id: the payload's ``organizationId``.
             bound_client_public_key: the request body's ``clientPublicKey``; required for
                 export and refresh, refused for the others. Kept as given, in lowercase.
-            credential_type: the challenge's ``type`` (OAUTH, EMAIL_OTP, PASSKEY) for revoking a
-                credential or a session; fixed by the operation when adding a credential.
+            credential_type: the challenge's ``type`` (OAUTH, EMAIL_OTP, SMS_OTP, PASSKEY) for
+                revoking a credential or a session; fixed by the operation when adding a credential.
 
         Raises:
             SignedRetryError: ``UNKNOWN_OPERATION`` or ``INVALID_PARAMETERS`` (400).
@@ -175,7 +175,7 @@ class SignedRetry:
                 :meth:`verify_payload` is given one).
             payload_to_sign: the exact text to stamp (1 to 65536 characters of Unicode text).
             signer_public_key: the one P-256 key (SEC1, hex or bytes) whose stamp is accepted.
-            credential_type: the challenge's ``type`` (OAUTH, EMAIL_OTP, PASSKEY), or None.
+            credential_type: the challenge's ``type`` (OAUTH, EMAIL_OTP, SMS_OTP, PASSKEY), or None.
 
         Raises:
             SignedRetryError: ``INVALID_PARAMETERS`` (400).

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from ..deps import Db, Keyed, Paging, Platform, Svc, require_platform
+from ..deps import Db, Keyed, Paging, Platform, Signed, Svc, require_platform
 from ..domain import bulk_import, customer_ops
 from ..models.common import ErrorOut
 from ..models.customer_ops import (
@@ -25,7 +25,15 @@ from ..models.customer_ops import (
 )
 from ..models.customers import CustomerOut, CustomerType
 from ..models.fields import IsoDateTime
-from .common import IDEMPOTENCY_RESPONSES, PathId, answer, error_responses, idempotent
+from .common import (
+    CHALLENGE_RESPONSE,
+    IDEMPOTENCY_RESPONSES,
+    PathId,
+    answer,
+    error_responses,
+    idempotent,
+    signed_answer,
+)
 
 __all__ = ["page_router", "router"]
 
@@ -43,7 +51,11 @@ _GONE: dict[int | str, dict[str, Any]] = {
     410: {"model": ErrorOut, "description": "The customer was deleted (CUSTOMER_DELETED)."},
 }
 _CONFLICT: dict[int | str, dict[str, Any]] = {
-    409: {"model": ErrorOut, "description": "UMA_ADDRESS_EXISTS, or CONFLICT (see the docs)."}
+    409: {
+        "model": ErrorOut,
+        "description": "UMA_ADDRESS_EXISTS; EMAIL_OTP_EMAIL_ALREADY_EXISTS or CONFLICT for a"
+        " contact that another credential has.",
+    }
 }
 
 
@@ -144,14 +156,15 @@ def get_customer(customerId: PathId, db: Db) -> JSONResponse:
     "/customers/{customerId}",
     response_model=CustomerOut,
     response_model_exclude_none=True,
-    responses={**error_responses(404), **_CONFLICT},
+    responses={**error_responses(404), **_CONFLICT, **CHALLENGE_RESPONSE},
 )
 def update_customer(
-    customerId: PathId, body: CustomerUpdate, db: Db, services: Svc
+    customerId: PathId, body: CustomerUpdate, signed: Signed, db: Db, services: Svc
 ) -> JSONResponse:
-    """Change the fields the body carries (``customerType`` must be the customer's)."""
-    updated = customer_ops.update_customer(db, services, customerId, body)
-    return answer(db, updated, model=CustomerOut)
+    """Change the fields the body carries (``customerType`` must be the customer's); a contact
+    change of a customer with tied OTP credentials is a signed retry (202, then 200)."""
+    status, updated = customer_ops.update_customer(db, services, customerId, body, signed)
+    return signed_answer(db, status, updated, model=CustomerOut)
 
 
 @router.delete(

@@ -100,8 +100,8 @@ class InternalAccount(Base):
 
 class AuthMethod(Base):
     """A credential (the interface's AuthMethod). ``subject`` identifies its owner: the email
-    address (EMAIL_OTP), ``issuer + " " + sub`` (OAUTH), or the WebAuthn credential id
-    (PASSKEY, base64url)."""
+    address (EMAIL_OTP), the E.164 phone number (SMS_OTP), ``issuer + " " + sub`` (OAUTH), or
+    the WebAuthn credential id (PASSKEY, base64url)."""
 
     __tablename__ = "sandbox_auth_methods"
     id: Mapped[str] = mapped_column(String(100), primary_key=True)

@@ -30,7 +30,7 @@ from ..ids import new_id
 from ..models.wallet import CredentialCreate
 from ..services import Services
 from .errors import Refusal, invalid, not_found
-from .logins import required, send_code
+from .logins import OTP_TYPES, required, send_code
 from .wallet import (
     RetryHeaders,
     auth_method_body,
@@ -46,6 +46,7 @@ __all__ = ["create_credential", "delete_credential", "list_credentials"]
 
 _ALREADY = {
     "EMAIL_OTP": "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS",
+    "SMS_OTP": "SMS_OTP_CREDENTIAL_ALREADY_EXISTS",
     "PASSKEY": "PASSKEY_CREDENTIAL_ALREADY_EXISTS",
     "OAUTH": "OAUTH_CREDENTIAL_ALREADY_EXISTS",
 }
@@ -84,6 +85,14 @@ def _check_new(
         return _NewCredential(
             customer.email, customer.email, {"userEmail": customer.email, "userId": account.id}
         )
+    if kind == "SMS_OTP":
+        customer = db.get(Customer, account.customer_id)
+        if customer is None or not customer.phone_number:
+            raise invalid(
+                "The account's customer has no phone number for SMS_OTP.", "PHONE_NUMBER_MISSING"
+            )
+        phone = customer.phone_number
+        return _NewCredential(phone, phone, {"userId": account.id, "userPhoneNumber": phone})
     if kind == "OAUTH":
         token = required(body.oidcToken, "oidcToken", "OAUTH")
         identity = oidc.verify_create_token(
@@ -174,7 +183,7 @@ def _create(
             raise _already(kind) from None
         raise _challenge_used() from None
     body = auth_method_body(credential)
-    if kind == "EMAIL_OTP":
+    if kind in OTP_TYPES:
         body["otpEncryptionTargetBundle"] = send_code(db, services, credential)
     return body
 

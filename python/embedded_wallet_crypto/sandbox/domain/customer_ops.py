@@ -25,14 +25,16 @@ from ..clock import iso
 from ..db.engine import lock
 from ..db.pages import PageRequest, page
 from ..db.tables_customer_ops import CustomerDeletion
-from ..db.tables_wallet import AuthMethod, Customer, InternalAccount
+from ..db.tables_wallet import Customer, InternalAccount
 from ..ids import new_id
 from ..models.customer_ops import CustomerUpdate, KycLinkCreate
 from ..services import Services
 from .currencies import is_currency_code
+from .customer_contact import apply_contact, contact_step
 from .customers import CRYPTO_CURRENCIES, customer_body
 from .errors import Refusal, invalid, not_found
 from .transaction_queries import created_between
+from .wallet import RetryHeaders
 
 __all__ = [
     "KYC_LINK_SECONDS",
@@ -140,26 +142,28 @@ def _locked(db: Session, customer_id: str, *, deleting: bool = False) -> Custome
 
 
 def update_customer(
-    db: Session, services: Services, customer_id: str, body: CustomerUpdate
-) -> dict[str, Any]:
+    db: Session, services: Services, customer_id: str, body: CustomerUpdate, headers: RetryHeaders
+) -> tuple[int, dict[str, Any]]:
     """Change the fields ``body`` carries (a list replaces the list); a currency the customer
     did not have gets its holding account. 400 when ``customerType`` is not the customer's or
     ``email`` and ``phoneNumber`` come together; 409 ``UMA_ADDRESS_EXISTS`` for another
-    customer's UMA address; 409 ``CONFLICT`` for an email change of a customer whose embedded
-    wallet has an EMAIL_OTP credential (the published signed-retry contact update is not
-    served)."""
+    customer's UMA address. An email (phone number) change of a customer whose embedded
+    wallet has an EMAIL_OTP (SMS_OTP) credential is a signed retry (``customer_contact``):
+    202 and the challenge, then 200 and the credentials updated with the customer."""
     if body.email is not None and body.phoneNumber is not None:
         raise invalid("Update email and phoneNumber in separate calls.")
+    current = find_customer(db, customer_id)
+    if _deleted_at(db, current.id) is not None:
+        raise not_found("This customer has been deleted.", "USER_NOT_FOUND")
+    if body.customerType.value != current.customer_type:
+        raise invalid(f"customerType must be the customer's own ({current.customer_type}).")
+    step = contact_step(db, services, current, body, headers)
+    if isinstance(step, dict):
+        return 202, step
     row = _locked(db, customer_id)
     if body.customerType.value != row.customer_type:
         raise invalid(f"customerType must be the customer's own ({row.customer_type}).")
-    if body.email is not None and body.email != row.email and _has_email_credential(db, row.id):
-        raise Refusal(
-            409,
-            "CONFLICT",
-            "The sandbox does not serve the signed-retry email update of a customer whose "
-            "embedded wallet has an EMAIL_OTP credential.",
-        )
+    apply_contact(db, services, row, body, step)
     if body.umaAddress is not None and body.umaAddress != row.uma_address:
         taken = db.scalar(
             select(Customer.id)
@@ -190,17 +194,7 @@ def update_customer(
         row.details = {**row.details, **changed}
     row.updated_at = now
     db.flush()
-    return _body(row, False)
-
-
-def _has_email_credential(db: Session, customer_id: str) -> bool:
-    found = db.scalar(
-        select(AuthMethod.id)
-        .join(InternalAccount, InternalAccount.id == AuthMethod.account_id)
-        .where(InternalAccount.customer_id == customer_id, AuthMethod.type == "EMAIL_OTP")
-        .limit(1)
-    )
-    return found is not None
+    return 200, _body(row, False)
 
 
 def _open_accounts(db: Session, customer_id: str, codes: list[str], now: datetime) -> None:

@@ -23,7 +23,11 @@ from ..services import CHALLENGE_SECONDS, Services
 from .errors import INVALID_OIDC, Refusal, invalid
 from .wallet import RetryHeaders, auth_method_body, find_credential, issue_session
 
-__all__ = ["challenge_credential", "required", "send_code", "verify_credential"]
+__all__ = ["OTP_TYPES", "challenge_credential", "required", "send_code", "verify_credential"]
+
+#: The credential types whose login is a one-time code (the same engine, ``services.otp``, and
+#: the same sandbox code; email to the address, SMS to the phone number, both to the outbox).
+OTP_TYPES = frozenset({"EMAIL_OTP", "SMS_OTP"})
 
 
 def required(value: Any, name: str, kind: str) -> Any:
@@ -34,7 +38,8 @@ def required(value: Any, name: str, kind: str) -> Any:
 
 
 def send_code(db: Session, services: Services, credential: AuthMethod) -> str:
-    """Email a fresh code; returns the ``otpEncryptionTargetBundle`` of a new target key."""
+    """Send a fresh code (email, or SMS for SMS_OTP: both to the outbox); returns the
+    ``otpEncryptionTargetBundle`` of a new target key."""
     issued = services.otp.issue(credential.id)
     target = new_key_pair("otp-target")
     row = db.get(OtpTarget, credential.id)
@@ -44,13 +49,21 @@ def send_code(db: Session, services: Services, credential: AuthMethod) -> str:
     row.private_key = target.private_key_bytes().hex()
     row.created_at = services.clock.now()
     db.commit()
-    services.mailer.send(
-        credential.nickname,
-        "Your wallet verification code",
-        "Your verification code is:\n\n"
-        f"{issued.code}\n\n"
-        f"It expires at {iso(issued.expires_at)}. If you did not ask for it, ignore this email.\n",
-    )
+    if credential.type == "SMS_OTP":  # the outbox's SMS address, as the SCA codes'
+        services.mailer.send(
+            f"{credential.nickname.lstrip('+')}@sms.sandbox.invalid",
+            "SMS",
+            f"Your wallet verification code is: {issued.code}\n",
+        )
+    else:
+        services.mailer.send(
+            credential.nickname,
+            "Your wallet verification code",
+            "Your verification code is:\n\n"
+            f"{issued.code}\n\n"
+            f"It expires at {iso(issued.expires_at)}. "
+            "If you did not ask for it, ignore this email.\n",
+        )
     return seal_target_bundle(
         target.public_key_hex(),
         organization_id=services.organization_id,
@@ -65,7 +78,7 @@ def challenge_credential(
     """PASSKEY: a login challenge binding ``clientPublicKey``. EMAIL_OTP: a fresh code by email
     (429 with ``Retry-After`` when asked too often). OAUTH has no challenge."""
     credential = find_credential(db, credential_id)
-    if credential.type == "EMAIL_OTP":
+    if credential.type in OTP_TYPES:
         bundle = send_code(db, services, credential)
         return {**auth_method_body(credential), "otpEncryptionTargetBundle": bundle}
     if credential.type == "OAUTH":
@@ -171,6 +184,7 @@ def _encrypted_otp_login(
         account_id=credential.account_id,
         organization_id=services.organization_id,
         contact=credential.nickname,
+        credential_type=credential.type,
     )
     db.delete(target)
     return answer.to_response()
@@ -187,15 +201,15 @@ def verify_credential(
         raise invalid(f"The credential is {credential.type}, not {body.type.value}.")
     if credential.type == "PASSKEY":
         client_key = _verify_passkey(db, services, credential, body, headers.request_id)
-    elif credential.type == "EMAIL_OTP" and body.encryptedOtpBundle is not None:
+    elif credential.type in OTP_TYPES and body.encryptedOtpBundle is not None:
         answer = _encrypted_otp_login(db, services, credential, body.encryptedOtpBundle, headers)
         if isinstance(answer, dict):
             return 202, answer
         client_key = answer
     else:
         client_key = required(body.clientPublicKey, "clientPublicKey", credential.type)
-        if credential.type == "EMAIL_OTP":
-            services.otp.verify(credential.id, required(body.otp, "otp", "EMAIL_OTP"))
+        if credential.type in OTP_TYPES:
+            services.otp.verify(credential.id, required(body.otp, "otp", credential.type))
         else:
             identity = oidc.verify_id_token(
                 required(body.oidcToken, "oidcToken", "OAUTH"),

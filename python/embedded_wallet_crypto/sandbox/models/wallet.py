@@ -43,6 +43,7 @@ _ClientKey = Annotated[str, Field(pattern=CLIENT_PUBLIC_KEY_PATTERN)]
 class CredentialType(str, Enum):
     OAUTH = "OAUTH"
     EMAIL_OTP = "EMAIL_OTP"
+    SMS_OTP = "SMS_OTP"
     PASSKEY = "PASSKEY"
 
 
@@ -64,8 +65,8 @@ class Assertion(BaseModel):
 
 
 class CredentialCreate(BaseModel):
-    """EMAIL_OTP: type, accountId. OAUTH: also oidcToken. PASSKEY: also nickname, challenge,
-    attestation."""
+    """EMAIL_OTP, SMS_OTP: type, accountId. OAUTH: also oidcToken. PASSKEY: also nickname,
+    challenge, attestation."""
 
     model_config = ConfigDict(extra="forbid")
     type: CredentialType
@@ -85,9 +86,9 @@ class ChallengeBody(BaseModel):
 
 
 class VerifyBody(BaseModel):
-    """EMAIL_OTP: type, otp, clientPublicKey; or type, encryptedOtpBundle (the encrypted login:
-    202, then the retry stamped by the key sealed in the bundle). OAUTH: type, oidcToken,
-    clientPublicKey. PASSKEY: type, assertion (and the Request-Id header)."""
+    """EMAIL_OTP, SMS_OTP: type, otp, clientPublicKey; or type, encryptedOtpBundle (the
+    encrypted login: 202, then the retry stamped by the key sealed in the bundle). OAUTH:
+    type, oidcToken, clientPublicKey. PASSKEY: type, assertion (and the Request-Id header)."""
 
     model_config = ConfigDict(extra="forbid")
     type: CredentialType
@@ -108,7 +109,8 @@ class AuthMethodOut(BaseModel):
 
 
 class AuthMethodWithBundle(AuthMethodOut):
-    """An EMAIL_OTP answer that sent a code: the bundle to seal the code to (encrypted login)."""
+    """An EMAIL_OTP or SMS_OTP answer that sent a code: the bundle to seal the code to (the
+    encrypted login)."""
 
     otpEncryptionTargetBundle: str | None = None
 

@@ -54,6 +54,12 @@ OPERATIONS: dict[str, tuple[str, dict[str, Any], str | None, bool]] = {
         "EMAIL_OTP",
         False,
     ),
+    "ADD_SMS_OTP_CREDENTIAL": (
+        "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
+        {"userPhoneNumber": "+14155550100", "userId": "u1"},
+        "SMS_OTP",
+        False,
+    ),
     "REVOKE_CREDENTIAL": (
         "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
         {"authenticatorIds": [CREDENTIALS[SESSION_B]], "userId": "u1"},
