@@ -84,6 +84,13 @@ SANDBOX_ONLY = {
     "sandbox.list_events",
     "sandbox.resend_event",
     "sandbox.trigger_event",
+    "sandbox.get_clock",
+    "sandbox.advance_clock",
+    "sandbox.reset",
+    "sandbox.list_requests",
+    "sandbox.add_fault",
+    "sandbox.list_faults",
+    "sandbox.clear_faults",
 }
 
 
@@ -497,6 +504,14 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     finally:
         agent.close()
     run("agents.delete", agent_id)
+    # The control plane, last: a reset forgets every resource.
+    run("sandbox.get_clock")
+    assert run("sandbox.list_requests", limit=5).data
+    run("sandbox.add_fault", body={"operation": "GET /vasps", "status": 503})
+    assert [fault.operation for fault in run("sandbox.list_faults").data] == ["GET /vasps"]
+    run("sandbox.clear_faults")
+    run("sandbox.advance_clock", body={"seconds": 1})
+    run("sandbox.reset")
     assert set(run.called) == {op.qualified_name for op in OPERATIONS}, sorted(
         {op.qualified_name for op in OPERATIONS} - set(run.called)
     )

@@ -50,6 +50,17 @@ DIVERGENCES: dict[tuple[str, str, int, str], str] = {
         "a limit outside 1 to 100, a malformed cursor or an unknown status is refused, as the "
         "published GET /agents/me/transactions documents; the published operation lists no 400"
     ),
+    **{
+        (method, path, 400, "INVALID_INPUT"): (
+            "a request without its required customerId query parameter (or with a malformed "
+            "one) is refused as every malformed request is; the published operation lists no 400"
+        )
+        for method, path in (
+            ("GET", "/sca/factors"),
+            ("GET", "/sca/factors/reset/{resetId}"),
+            ("DELETE", "/sca/factors/{credentialId}"),
+        )
+    },
     ("GET", "/stablecoins/{stablecoinId}/operations", 400, "INVALID_INPUT"): (
         "a limit outside 1 to 100, a malformed cursor or an unknown operationType is refused, "
         "as the published GET /stablecoins documents; the published operation lists no 400"

@@ -4,6 +4,7 @@ from the operation table: do not edit."""
 from __future__ import annotations
 
 from ...sandbox.models.cards import SimulationOut
+from ...sandbox.models.control import ClockOut, FaultList, FaultOut, RequestList
 from ...sandbox.models.customers import InternalAccountOut
 from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
 from ...sandbox.models.transactions import TransactionOut
@@ -33,6 +34,13 @@ class SandboxOperations(SyncGroup):
     list_events: SyncListOperation[EventList, EventOut]
     resend_event: SyncOperation[EventOut]
     trigger_event: SyncOperation[EventOut]
+    get_clock: SyncOperation[ClockOut]
+    advance_clock: SyncOperation[ClockOut]
+    reset: SyncOperation[None]
+    list_requests: SyncOperation[RequestList]
+    add_fault: SyncOperation[FaultOut]
+    list_faults: SyncOperation[FaultList]
+    clear_faults: SyncOperation[None]
     simulate_card_authorization: SyncOperation[SimulationOut]
     simulate_card_authorization_advice: SyncOperation[SimulationOut]
     simulate_card_balance_inquiry: SyncOperation[SimulationOut]
@@ -56,6 +64,13 @@ class AsyncSandboxOperations(AsyncGroup):
     list_events: AsyncListOperation[EventList, EventOut]
     resend_event: AsyncOperation[EventOut]
     trigger_event: AsyncOperation[EventOut]
+    get_clock: AsyncOperation[ClockOut]
+    advance_clock: AsyncOperation[ClockOut]
+    reset: AsyncOperation[None]
+    list_requests: AsyncOperation[RequestList]
+    add_fault: AsyncOperation[FaultOut]
+    list_faults: AsyncOperation[FaultList]
+    clear_faults: AsyncOperation[None]
     simulate_card_authorization: AsyncOperation[SimulationOut]
     simulate_card_authorization_advice: AsyncOperation[SimulationOut]
     simulate_card_balance_inquiry: AsyncOperation[SimulationOut]

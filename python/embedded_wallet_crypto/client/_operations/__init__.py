@@ -1,8 +1,9 @@
 """The operation table: every operation of the service, one line each, grouped as the
-service's published document groups them (its tags), in one module per area (``platform``,
-``customers``, ``payments``, ``cards``, ``wallet``, ``sca``, ``agents``, ``sandbox``), whose rows and groups are
-concatenated here. A new operation is one more row in its area's module; the typed groups
-(``_group_types``) are generated from the table by ``scripts/client_group_types.py``.
+service's published document groups them (its tags), in one module per area (:data:`AREAS`:
+``platform``, ``customers``, ``payments``...), whose rows and groups are concatenated here. A
+group belongs to one area. A new operation is one more row in its area's module (a new area,
+one more module in :data:`AREAS`); the typed groups (``_group_types``) are generated from the
+table by ``scripts/client_group_types.py``.
 
 A row names the group (the client attribute: ``client.quotes``), the method's name in it
 (``execute``), the HTTP method and path template (relative to the base URL, which ends with the

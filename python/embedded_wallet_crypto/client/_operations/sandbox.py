@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...sandbox.models.cards import SimulationOut
+from ...sandbox.models.control import ClockOut, FaultList, FaultOut, RequestList
 from ...sandbox.models.customers import InternalAccountOut
 from ...sandbox.models.events import EventList, EventOut, TestWebhookOut
 from ...sandbox.models.transactions import TransactionOut
@@ -29,6 +30,13 @@ ROWS: tuple[Operation, ...] = (
     _("sandbox",            "list_events",             "GET",    "/sandbox/events",                             "sandboxListEvents",                True, paginated=PAGES, response_model=EventList),
     _("sandbox",            "resend_event",            "POST",   "/sandbox/events/{eventId}/resend",            "sandboxResendEvent",               False, response_model=EventOut),
     _("sandbox",            "trigger_event",           "POST",   "/sandbox/events/trigger",                     "sandboxTriggerEvent",              False, response_model=EventOut),
+    _("sandbox",            "get_clock",               "GET",    "/sandbox/clock",                              "sandboxGetClock",                  True, response_model=ClockOut),
+    _("sandbox",            "advance_clock",           "POST",   "/sandbox/clock/advance",                      "sandboxAdvanceClock",              False, response_model=ClockOut),
+    _("sandbox",            "reset",                   "POST",   "/sandbox/reset",                              "sandboxReset",                     False),
+    _("sandbox",            "list_requests",           "GET",    "/sandbox/requests",                           "sandboxListRequests",              True, response_model=RequestList),
+    _("sandbox",            "add_fault",               "POST",   "/sandbox/faults",                             "sandboxAddFault",                  False, response_model=FaultOut),
+    _("sandbox",            "list_faults",             "GET",    "/sandbox/faults",                             "sandboxListFaults",                True, response_model=FaultList),
+    _("sandbox",            "clear_faults",            "DELETE", "/sandbox/faults",                             "sandboxClearFaults",               True),
     _("sandbox",            "simulate_card_authorization", "POST", "/sandbox/cards/{id}/simulate/authorization", "sandboxSimulateCardAuthorization", False, response_model=SimulationOut),
     _("sandbox",            "simulate_card_authorization_advice", "POST", "/sandbox/cards/{id}/simulate/authorization_advice", "sandboxSimulateCardAuthorizationAdvice", False, response_model=SimulationOut),
     _("sandbox",            "simulate_card_balance_inquiry", "POST", "/sandbox/cards/{id}/simulate/balance_inquiry", "sandboxSimulateCardBalanceInquiry", False, response_model=SimulationOut),
