@@ -20,7 +20,7 @@ OPTIONS = [
     "--platform-credentials", "--mail-dir",
     "--rp-id", "--origin", "--oidc-issuer", "--oidc-audience", "--time-scale", "--redis",
     "--idempotency-retention",
-    "--max-body-size", "--request-timeout", "--keep-alive-timeout", "--seed",
+    "--max-body-size", "--request-timeout", "--keep-alive-timeout", "--seed", "--names",
 ]  # fmt: skip
 
 

@@ -97,6 +97,7 @@ PUBLISHED_CODES: dict[int, frozenset[str]] = {
         }
     ),
     410: frozenset({"CUSTOMER_DELETED"}),
+    423: frozenset({"ACCOUNT_LOCKED"}),
     429: frozenset({"RATE_LIMITED", "DAILY_VOLUME_LIMIT_EXCEEDED"}),
     500: frozenset({"INTERNAL_ERROR"}),
     501: frozenset({"NOT_IMPLEMENTED"}),
@@ -113,6 +114,7 @@ DEFAULTS: dict[int, str] = {
     405: "METHOD_NOT_ALLOWED",
     409: "CONFLICT",
     410: "CUSTOMER_DELETED",
+    423: "ACCOUNT_LOCKED",
     429: "RATE_LIMITED",
     500: "INTERNAL_ERROR",
     501: "NOT_IMPLEMENTED",
@@ -122,6 +124,45 @@ DEFAULTS: dict[int, str] = {
 #: (status, the service's code) -> the published code, for every code the service answers that
 #: the published list of its status does not have (a test scans the sandbox's source for them).
 MAPPED: dict[tuple[int, str], str] = {
+    # The SCA, delegated-key, card, stablecoin and control-plane operations' own refusals:
+    # the published lists of these operations name no finer code.
+    **{
+        (400, code): "INVALID_INPUT"
+        for code in (
+            "CARDHOLDER_KYC_NOT_APPROVED",
+            "CHALLENGE_NOT_FOUND",
+            "CLOCK_LIMIT_REACHED",
+            "CONTACT_MISSING",
+            "DELEGATED_KEY_NOT_ACTIVE",
+            "ENROLLMENT_NOT_FOUND",
+            "FACTOR_NOT_ENROLLED",
+            "FUNDING_SOURCE_INELIGIBLE",
+            "INSUFFICIENT_SUPPLY",
+            "INVALID_CLOCK_ADVANCE",
+            "INVALID_STATE",
+            "NO_PENDING_CHALLENGE",
+            "OPERATION_NOT_FAULTABLE",
+            "ORIGIN_NOT_ALLOWED",
+            "PHONE_NUMBER_MISSING",
+            "RESET_NOT_READY",
+            "STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED",
+            "UNKNOWN_OPERATION",
+            "UNSUPPORTED_FAULT_STATUS",
+        )
+    },
+    **{
+        (409, code): "CONFLICT"
+        for code in (
+            "ALREADY_VERIFIED",
+            "CARD_ALREADY_CLOSED",
+            "CARD_NOT_MUTABLE",
+            "CONTACT_VERIFICATION_NOT_REQUIRED",
+            "DELEGATED_KEY_ALREADY_ACTIVE",
+            "INVALID_STATE_TRANSITION",
+            "NO_PENDING_CHALLENGE",
+            "SCA_NOT_REQUIRED",
+        )
+    },
     **{
         (400, code): "INVALID_INPUT"
         for code in (
