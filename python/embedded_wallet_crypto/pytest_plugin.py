@@ -40,9 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-__all__ = ["START_SECONDS", "EwcSandbox", "ewc_sandbox", "ewc_sandbox_options"]
+__all__ = ["START_SECONDS", "EwcSandbox", "pytest_configure"]
 
 #: How long the fixture waits for the service to be ready.
 START_SECONDS = 120.0
@@ -159,31 +157,39 @@ def _missing_extra() -> list[str]:
     return missing
 
 
-@pytest.fixture(scope="session")
-def ewc_sandbox_options() -> list[str]:
-    """More ``ewc serve`` options for the session's service (override it in a conftest)."""
-    return []
+def pytest_configure(config: Any) -> None:
+    """Register the fixtures. pytest is imported here, by pytest's own call: this module, which
+    every install registers as a plugin, imports nothing beyond the standard library."""
+    import pytest
 
+    class _Fixtures:
+        @pytest.fixture(scope="session")
+        def ewc_sandbox_options(self) -> list[str]:
+            """More ``ewc serve`` options for the session's service (override it in a
+            conftest)."""
+            return []
 
-@pytest.fixture(scope="session")
-def _ewc_sandbox_service(ewc_sandbox_options: list[str]) -> Iterator[EwcSandbox]:
-    missing = _missing_extra()
-    if missing:
-        pytest.fail(
-            "the ewc_sandbox fixture needs the sandbox extra "
-            f'({", ".join(missing)} missing): pip install "embedded-wallet-crypto[sandbox]"',
-            pytrace=False,
-        )
-    with tempfile.TemporaryDirectory(prefix="ewc-sandbox-") as directory:
-        service = EwcSandbox(Path(directory), list(ewc_sandbox_options))
-        try:
-            yield service
-        finally:
-            service.stop()
+        @pytest.fixture(scope="session")
+        def _ewc_sandbox_service(self, ewc_sandbox_options: list[str]) -> Iterator[EwcSandbox]:
+            missing = _missing_extra()
+            if missing:
+                pytest.fail(
+                    "the ewc_sandbox fixture needs the sandbox extra "
+                    f"({', '.join(missing)} missing): "
+                    'pip install "embedded-wallet-crypto[sandbox]"',
+                    pytrace=False,
+                )
+            with tempfile.TemporaryDirectory(prefix="ewc-sandbox-") as directory:
+                service = EwcSandbox(Path(directory), list(ewc_sandbox_options))
+                try:
+                    yield service
+                finally:
+                    service.stop()
 
+        @pytest.fixture
+        def ewc_sandbox(self, _ewc_sandbox_service: EwcSandbox) -> EwcSandbox:
+            """The session's sandbox service, reset before the test."""
+            _ewc_sandbox_service.reset()
+            return _ewc_sandbox_service
 
-@pytest.fixture
-def ewc_sandbox(_ewc_sandbox_service: EwcSandbox) -> EwcSandbox:
-    """The session's sandbox service, reset before the test."""
-    _ewc_sandbox_service.reset()
-    return _ewc_sandbox_service
+    config.pluginmanager.register(_Fixtures(), "ewc_sandbox_fixtures")
