@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import core as hypothesis_core
 
-# The store fixtures (redis_server, postgres_server, store) shared by the store test files.
-pytest_plugins = ["_store_fixtures"]
+# The store fixtures (redis_server, postgres_server, store) shared by the store test files; the
+# signed-retry fixtures (clock, retry) shared by the signed-retry test files.
+pytest_plugins = ["_store_fixtures", "_signed_retry_support"]
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS_DIR = REPO / "vectors"
