@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import core as hypothesis_core
 
 # The store fixtures (redis_server, postgres_server, store) shared by the store test files; the
-# signed-retry fixtures (clock, retry) shared by the signed-retry test files.
-pytest_plugins = ["_store_fixtures", "_signed_retry_support"]
+# signed-retry fixtures (clock, retry) shared by the signed-retry test files; the fixed P-256 key
+# (kp, crypto_pub) shared by the key test files.
+pytest_plugins = ["_store_fixtures", "_signed_retry_support", "_p256_support"]
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS_DIR = REPO / "vectors"
