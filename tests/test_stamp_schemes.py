@@ -1,18 +1,28 @@
 """Stamps in the schemes beyond P-256 (formats.md section 15): secp256k1 and Ed25519 key pairs,
-stamps made with them or through a StampSigner, the accepted-schemes set, the upstream
-Wycheproof files through the Python layer, and pyca/cryptography as the oracle."""
+pyca/cryptography as the oracle, the accepted-schemes set and its negatives (StampSigner keys are
+in test_stamp_schemes_signer.py, the upstream files in test_stamp_schemes_upstream.py)."""
 
 from __future__ import annotations
 
-import base64
-import json
 import pickle
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
-from conftest import load_upstream_json, report_counts
-from cryptography.exceptions import InvalidSignature
+from _stamp_schemes_support import (
+    ALL,
+    ED,
+    ED_KEY,
+    K1,
+    K1_KEY,
+    K1_N,
+    P256,
+    P256_KEY,
+    code_of,
+    read_stamp,
+    write_stamp,
+)
+from conftest import load_upstream_json
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import (
@@ -21,33 +31,6 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-P256, K1, ED = ewc.STAMP_SCHEME_P256, ewc.STAMP_SCHEME_SECP256K1, ewc.STAMP_SCHEME_ED25519
-ALL = (P256, K1, ED)
-K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-K1_KEY = ewc.Secp256k1KeyPair.from_private_bytes(b"\x11" * 32)
-ED_KEY = ewc.Ed25519KeyPair.from_private_bytes(b"\x22" * 32)
-P256_KEY = ewc.KeyPair.from_private_hex("33" * 32)
-
-
-def write_stamp(public_key: bytes | str, scheme: str, signature: bytes) -> str:
-    """A stamp written by hand (json + base64), independent of the library."""
-    key_hex = public_key if isinstance(public_key, str) else public_key.hex()
-    fields = {"publicKey": key_hex, "scheme": scheme, "signature": signature.hex()}
-    text = json.dumps(fields, separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-
-def read_stamp(stamp: str) -> dict[str, str]:
-    fields: dict[str, str] = json.loads(base64.urlsafe_b64decode(stamp + "=" * (-len(stamp) % 4)))
-    return fields
-
-
-def code_of(call: Any) -> str:
-    with pytest.raises(ewc.WalletCryptoError) as caught:
-        call()
-    return caught.value.code
-
 
 # --- key pairs ---------------------------------------------------------------------------------
 
@@ -325,268 +308,3 @@ def test_mixed_batch_matches_single_verdicts() -> None:
                 single.append(False)
         assert batch == single
     assert sum(ewc.verify_stamps(stamps, payloads, schemes=ALL)) == 240
-
-
-# --- StampSigner: keys the library never sees -----------------------------------------------------
-
-
-class CryptographySigner:
-    """A `cryptography` private key standing in for a KMS: the library never sees the secret."""
-
-    def __init__(self, key: Any, scheme: str) -> None:
-        self._key, self.scheme = key, scheme
-
-    def public_key_hex(self) -> str:
-        public = self._key.public_key()
-        if isinstance(public, ed25519.Ed25519PublicKey):
-            return public.public_bytes_raw().hex()
-        return public.public_bytes(
-            serialization.Encoding.X962, serialization.PublicFormat.CompressedPoint
-        ).hex()
-
-    def sign(self, message: bytes) -> bytes:
-        if isinstance(self._key, ed25519.Ed25519PrivateKey):
-            return self._key.sign(message)
-        signature: bytes = self._key.sign(message, ec.ECDSA(hashes.SHA256()))
-        return signature
-
-
-SIGNERS = {
-    "p256": lambda: CryptographySigner(ec.generate_private_key(ec.SECP256R1()), P256),
-    "secp256k1": lambda: CryptographySigner(ec.generate_private_key(ec.SECP256K1()), K1),
-    "ed25519": lambda: CryptographySigner(ed25519.Ed25519PrivateKey.generate(), ED),
-}
-
-
-@pytest.mark.parametrize("name", list(SIGNERS))
-def test_stamp_signer_wrapping_a_cryptography_key_verifies(name: str) -> None:
-    signer = SIGNERS[name]()
-    assert isinstance(signer, ewc.StampSigner)
-    payload = '{"type":"ACTIVITY_TYPE_CREATE_API_KEYS","memo":"café"}'
-    stamp = ewc.create_stamp(payload, signer)
-    verified = ewc.verify_stamp(
-        stamp, payload.encode(), expected_public_key=signer.public_key_hex(), schemes=ALL
-    )
-    assert (verified.scheme, verified.public_key) == (signer.scheme, signer.public_key_hex())
-    assert ewc.verify_stamps([stamp], [payload], schemes=ALL) == [True]
-
-
-class Scripted:
-    """A signer whose every answer is given."""
-
-    def __init__(self, scheme: object, public: object, sign: object) -> None:
-        self._scheme, self._public, self._sign = scheme, public, sign
-
-    @property
-    def scheme(self) -> Any:
-        if isinstance(self._scheme, Exception):
-            raise self._scheme
-        return self._scheme
-
-    def public_key_hex(self) -> Any:
-        if isinstance(self._public, Exception):
-            raise self._public
-        return self._public
-
-    def sign(self, message: bytes) -> Any:
-        if isinstance(self._sign, Exception):
-            raise self._sign
-        return self._sign(message) if callable(self._sign) else self._sign
-
-
-def test_stamp_signer_garbage_is_a_typed_error() -> None:
-    payload = b"payload"
-    pub, good = ED_KEY.public_key_hex(), ED_KEY.sign
-    released = memoryview(b"x" * 64)
-    released.release()
-    cases = {
-        "scheme raises": (Scripted(RuntimeError("hsm down"), pub, good), "STAMP_SIGNER_FAILED"),
-        "public key raises": (Scripted(ED, OSError("kms"), good), "STAMP_SIGNER_FAILED"),
-        "sign raises": (Scripted(ED, pub, TimeoutError("kms")), "STAMP_SIGNER_FAILED"),
-        "unknown scheme": (Scripted("ED25519", pub, good), "WALLET_SIGNATURE_SCHEME_UNSUPPORTED"),
-        "scheme not str": (Scripted(7, pub, good), "WALLET_SIGNATURE_SCHEME_UNSUPPORTED"),
-        "public key bytes": (Scripted(ED, bytes.fromhex(pub), good), "WALLET_SIGNATURE_MALFORMED"),
-        "public key not hex": (Scripted(ED, "zz" * 32, good), "WALLET_SIGNATURE_MALFORMED"),
-        "public key surrogate": (Scripted(ED, "\ud800", good), "WALLET_SIGNATURE_MALFORMED"),
-        "signature str": (Scripted(ED, pub, "ab" * 64), "WALLET_SIGNATURE_MALFORMED"),
-        "signature None": (Scripted(ED, pub, None), "WALLET_SIGNATURE_MALFORMED"),
-        "signature released": (Scripted(ED, pub, released), "WALLET_SIGNATURE_MALFORMED"),
-        "signature short": (Scripted(ED, pub, b"\x01" * 63), "WALLET_SIGNATURE_MALFORMED"),
-        "signature over other bytes": (
-            Scripted(ED, pub, lambda m: ED_KEY.sign(m + b"!")),
-            "WALLET_SIGNATURE_INVALID",
-        ),
-        "another key's signature": (
-            Scripted(ED, ewc.Ed25519KeyPair.generate().public_key_hex(), good),
-            "WALLET_SIGNATURE_INVALID",
-        ),
-        "ECDSA over a prehash": (
-            Scripted(K1, K1_KEY.public_key_hex(), lambda m: K1_KEY.sign(hashes_sha256(m))),
-            "WALLET_SIGNATURE_INVALID",
-        ),
-        "DER where Ed25519 is due": (
-            Scripted(ED, pub, lambda m: K1_KEY.sign(m)),
-            "WALLET_SIGNATURE_MALFORMED",
-        ),
-        "P1363 where DER is due": (
-            Scripted(
-                P256,
-                P256_KEY.public_key_hex(compressed=True),
-                lambda m: ewc.der_to_p1363(P256_KEY.sign(m)),
-            ),
-            "WALLET_SIGNATURE_MALFORMED",
-        ),
-        "uncompressed P-256 key": (
-            Scripted(P256, P256_KEY.public_key_hex(), lambda m: P256_KEY.sign(m)),
-            "WALLET_SIGNATURE_MALFORMED",
-        ),
-    }
-    for name, (signer, code) in cases.items():
-        with pytest.raises(ewc.StampError) as caught:
-            ewc.create_stamp(payload, signer)  # type: ignore[arg-type]
-        assert caught.value.code == code, name
-    # The signer's own exception is chained for the operator, not copied into the reason.
-    with pytest.raises(ewc.StampError) as caught:
-        ewc.create_stamp(payload, Scripted(ED, pub, RuntimeError("secret-ish detail")))  # type: ignore[arg-type]
-    assert isinstance(caught.value.__cause__, RuntimeError)
-    assert "secret-ish" not in str(caught.value)
-
-
-def hashes_sha256(message: bytes) -> bytes:
-    import hashlib
-
-    return hashlib.sha256(message).digest()
-
-
-def test_create_stamp_refuses_other_types() -> None:
-    for key in (None, "key", b"\x11" * 32, object(), P256_KEY.public_key_hex()):
-        with pytest.raises(TypeError):
-            ewc.create_stamp("p", key)  # type: ignore[arg-type]
-
-
-# --- upstream vectors through the Python layer ----------------------------------------------------
-
-
-def test_upstream_turnkey_stamps() -> None:
-    """The wallet-stamper Ed25519 stamp (deterministic: we write the same header) and the
-    secp256k1 EIP-191 stamp, which is another scheme and must not verify as SECP256K1."""
-    cases = {c["id"]: c for c in load_upstream_json("turnkey-sdk/api_key_stamps.json")["cases"]}
-    ed = cases["ed25519-wallet-stamp"]
-    payload = ed["input"]["payload"]
-    header = ed["derived"]["stamp_header_value"]
-    verified = ewc.verify_stamp(header, payload, schemes=[ED])
-    assert verified.public_key == ed["expected"]["stamp_public_key"]
-    seed = bytes.fromhex(ed["input"]["solana_secret_key_64_hex"])[:32]
-    assert ewc.create_stamp(payload, ewc.Ed25519KeyPair.from_private_bytes(seed)) == header
-    eip = cases["secp256k1-eip191-wallet-stamp"]
-    public = eip["expected"]["stamp_public_key"]
-    signature = bytes.fromhex(eip["expected"]["stamp_signature"])
-    as_eip = write_stamp(public, eip["expected"]["stamp_scheme"], signature)
-    assert code_of(lambda: ewc.verify_stamp(as_eip, eip["input"]["payload"], schemes=ALL)) == (
-        "WALLET_SIGNATURE_MALFORMED"
-    )
-    as_k1 = write_stamp(public, K1, signature)
-    assert code_of(lambda: ewc.verify_stamp(as_k1, eip["input"]["payload"], schemes=ALL)) == (
-        "WALLET_SIGNATURE_INVALID"
-    )
-    report_counts("turnkey-sdk/api_key_stamps.json (stamp schemes)", stamps=2)
-
-
-def _compress(uncompressed_hex: str) -> bytes:
-    point = bytes.fromhex(uncompressed_hex)
-    return bytes([0x02 | (point[-1] & 1)]) + point[1:33]
-
-
-def _is_high_s(signature: bytes) -> bool:
-    try:
-        r, s = decode_dss_signature(signature)
-    except ValueError:
-        return False
-    return K1_N // 2 < s < K1_N and encode_dss_signature(r, s) == signature
-
-
-@pytest.mark.parametrize(
-    "file",
-    [
-        "ecdsa_secp256k1_sha256_test.json",
-        "ecdsa_secp256k1_sha256_p1363_test.json",
-        "ecdsa_secp256k1_sha256_bitcoin_test.json",
-    ],
-)
-def test_wycheproof_secp256k1_stamps(file: str) -> None:
-    doc = load_upstream_json(f"wycheproof/{file}")
-    p1363, bitcoin = "p1363" in file, "bitcoin" in file
-    counts = {"valid": 0, "invalid": 0, "high_s_accepted": 0, "cryptography_agrees": 0}
-    failures = []
-    for group in doc["testGroups"]:
-        compressed = _compress(group["publicKey"]["uncompressed"])
-        oracle = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256K1(), compressed)
-        for test in group["tests"]:
-            msg, sig = bytes.fromhex(test["msg"]), bytes.fromhex(test["sig"])
-            der = sig
-            if p1363:
-                try:
-                    der = ewc.p1363_to_der(sig) if len(sig) == 64 else b""
-                except ewc.DecodeError:
-                    der = b""
-            try:
-                ewc.verify_stamp(write_stamp(compressed, K1, der), msg, schemes=[K1])
-                ours = True
-            except ewc.StampError:
-                ours = False
-            try:
-                oracle.verify(der, msg, ec.ECDSA(hashes.SHA256()))
-                theirs = True
-            except (InvalidSignature, ValueError):
-                theirs = False
-            expected = test["result"] == "valid"
-            if bitcoin and not expected and _is_high_s(der):
-                # Stamps accept high-S (formats.md section 4): the verdict of the low-S twin.
-                r, s = decode_dss_signature(der)
-                twin = write_stamp(compressed, K1, encode_dss_signature(r, K1_N - s))
-                expected = ewc.verify_stamps([twin], [msg], schemes=[K1]) == [True]
-                counts["high_s_accepted"] += expected
-            counts["valid" if test["result"] == "valid" else "invalid"] += 1
-            # cryptography is strict about DER too, so it decides every case as we do, except
-            # that it parses some BER forms we refuse: those are all Wycheproof-invalid.
-            counts["cryptography_agrees"] += ours == theirs
-            if ours != expected:
-                failures.append(f"tcId {test['tcId']} ({test['comment']}): got {ours}")
-    report_counts(f"wycheproof/{file} (stamps)", **counts)
-    assert not failures, failures
-    assert counts["valid"] > 100
-
-
-def test_wycheproof_ed25519_stamps() -> None:
-    doc = load_upstream_json("wycheproof/ed25519_test.json")
-    counts = {"valid": 0, "invalid": 0, "cryptography_agrees": 0}
-    failures = []
-    stamps, payloads, verdicts = [], [], []
-    for group in doc["testGroups"]:
-        public = bytes.fromhex(group["publicKey"]["pk"])
-        oracle = ed25519.Ed25519PublicKey.from_public_bytes(public)
-        for test in group["tests"]:
-            msg, sig = bytes.fromhex(test["msg"]), bytes.fromhex(test["sig"])
-            stamp = write_stamp(public, ED, sig)
-            try:
-                ewc.verify_stamp(stamp, msg, schemes=[ED])
-                ours = True
-            except ewc.StampError:
-                ours = False
-            try:
-                oracle.verify(sig, msg)
-                theirs = True
-            except InvalidSignature:
-                theirs = False
-            expected = test["result"] == "valid"
-            counts["valid" if expected else "invalid"] += 1
-            counts["cryptography_agrees"] += ours == theirs
-            stamps.append(stamp)
-            payloads.append(msg)
-            verdicts.append(expected)
-            if ours != expected:
-                failures.append(f"tcId {test['tcId']} ({test['comment']}): got {ours}")
-    assert ewc.verify_stamps(stamps, payloads, schemes=[ED]) == verdicts
-    report_counts("wycheproof/ed25519_test.json (stamps)", **counts)
-    assert not failures, failures
-    assert counts["cryptography_agrees"] == counts["valid"] + counts["invalid"]
