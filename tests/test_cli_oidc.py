@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli_support import _run
 from _oidc_helpers import (
     AUDIENCE,
     CLIENT_PUBLIC_KEY,
@@ -17,16 +18,9 @@ from _oidc_helpers import (
     es256,
     rs256,
 )
-from embedded_wallet_crypto.cli import main
 
 EXAMPLE_KEY = "0394e549c71fa99dd5cf752fba623090be314949b74e4cdf7ca72031dd638e281a"
 EXAMPLE_NONCE = "1663bba492a323085b13895634a3618792c4ec6896f3c34ef3c26396df22ef82"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def test_nonce(capsys: pytest.CaptureFixture[str]) -> None:

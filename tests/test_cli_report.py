@@ -11,15 +11,10 @@ from pathlib import Path
 
 import embedded_wallet_crypto as ewc
 import pytest
+from _cli_support import _run
 from conftest import REPO, VECTORS_DIR
-from embedded_wallet_crypto.cli import demo, main
+from embedded_wallet_crypto.cli import demo
 from embedded_wallet_crypto.cli._report import render_html
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def test_report_prints_and_writes_json_and_html(
