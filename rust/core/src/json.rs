@@ -34,14 +34,31 @@ pub enum Field {
 }
 
 /// A JSON object as the envelope reads it: each key once, string values kept.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Object {
     fields: BTreeMap<String, Field>,
+    /// Whether the string values are wiped on drop ([`read_object`]), or are known to be public
+    /// ([`read_public_object`]).
+    wipe: bool,
+}
+
+impl Default for Object {
+    fn default() -> Self {
+        Self {
+            fields: BTreeMap::new(),
+            wipe: true,
+        }
+    }
 }
 
 impl Drop for Object {
-    /// The fields may hold a secret (the sealed OTP code): wiped, like every secret here.
+    /// The fields may hold a secret (the sealed OTP code): wiped, like every secret here. A
+    /// wipe writes every byte once (volatile), which costs more than the parse for kilobytes of
+    /// hex: the objects of public JSON skip it.
     fn drop(&mut self) {
+        if !self.wipe {
+            return;
+        }
         for field in self.fields.values_mut() {
             if let Field::Text(text) = field {
                 text.zeroize();
@@ -179,7 +196,10 @@ impl Parser<'_> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Parsed::Object(Object { fields: kept }));
+                    return Ok(Parsed::Object(Object {
+                        fields: kept,
+                        wipe: true,
+                    }));
                 }
                 _ => return Err(Invalid),
             }
@@ -343,8 +363,19 @@ pub enum Refusal {
     NotObject,
 }
 
-/// Reads strict JSON (see the module doc) that must be an object.
+/// Reads strict JSON (see the module doc) that must be an object. Its string values are wiped
+/// when it is dropped: use this for JSON that may carry a secret (a decrypted plaintext).
 pub fn read_object(bytes: &[u8]) -> Result<Object, Refusal> {
+    read(bytes, true)
+}
+
+/// [`read_object`] for JSON whose every value is public (an envelope, its signed data, a
+/// stamp): the same checks, no wipe on drop.
+pub fn read_public_object(bytes: &[u8]) -> Result<Object, Refusal> {
+    read(bytes, false)
+}
+
+fn read(bytes: &[u8], wipe: bool) -> Result<Object, Refusal> {
     let Ok(text) = core::str::from_utf8(bytes) else {
         return Err(Refusal::NotJson);
     };
@@ -359,7 +390,10 @@ pub fn read_object(bytes: &[u8]) -> Result<Object, Refusal> {
         return Err(Refusal::NotJson);
     }
     match parsed {
-        Parsed::Object(object) => Ok(object),
+        Parsed::Object(mut object) => {
+            object.wipe = wipe;
+            Ok(object)
+        }
         _ => Err(Refusal::NotObject),
     }
 }
@@ -431,6 +465,8 @@ mod tests {
             "",
         ] {
             assert_eq!(parse(bad).unwrap_err(), Refusal::NotJson, "{bad}");
+            let public = read_public_object(bad.as_bytes());
+            assert_eq!(public.unwrap_err(), Refusal::NotJson, "{bad}");
         }
         assert!(read_object(b"{\"a\":\"\xff\"}").is_err());
         let long = format!(r#"{{"a":{}}}"#, "9".repeat(MAX_INT_DIGITS + 1));
@@ -460,6 +496,13 @@ mod tests {
         let object = parse(&format!(r#"{{"a":"{hex}","b":"x\"y\\z\n{hex}é"}}"#)).unwrap();
         assert_eq!(object.text("a"), Some(hex.as_str()));
         assert_eq!(object.text("b"), Some(format!("x\"y\\z\n{hex}é").as_str()));
+        assert!(object.wipe, "read_object wipes on drop");
+        let text = format!(r#"{{"a":"{hex}","b":[1]}}"#);
+        let public = read_public_object(text.as_bytes()).unwrap();
+        assert!(!public.wipe);
+        assert_eq!(public.text("a"), Some(hex.as_str()));
+        assert_eq!(public.get("b"), Some(&Field::Other));
+        assert_eq!(read_public_object(b"[]").unwrap_err(), Refusal::NotObject);
     }
 
     #[test]

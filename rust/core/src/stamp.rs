@@ -118,7 +118,9 @@ const NOT_AN_OBJECT: &str =
 /// The stamp's JSON, read by the crate's strict JSON reader ([`crate::json`]): exactly
 /// `publicKey`, `scheme` and `signature`, each once, each a string.
 fn read_fields(json: &[u8]) -> Result<json::Object> {
-    let object = json::read_object(json).map_err(|_| Error::stamp_malformed(NOT_AN_OBJECT))?;
+    // A stamp is public (a key, a scheme, a signature): not wiped on drop.
+    let object =
+        json::read_public_object(json).map_err(|_| Error::stamp_malformed(NOT_AN_OBJECT))?;
     let strings = ["publicKey", "scheme", "signature"];
     if object.len() != strings.len() || strings.iter().any(|name| object.text(name).is_none()) {
         return Err(Error::stamp_malformed(NOT_AN_OBJECT));

@@ -5,7 +5,7 @@ use zeroize::Zeroizing;
 
 use super::signed::{build_signed, check_legacy_signature, open_signed};
 use super::{
-    hex_field, mismatch, parse_object, pinned_key, require_text, seal_profile, size_checked,
+    hex_field, mismatch, parse_public_object, pinned_key, require_text, seal_profile, size_checked,
     text_field, KeyInput, Sealed, DATA_MALFORMED, EXPORT, LEGACY, MALFORMED,
 };
 use crate::error::{Error, Result};
@@ -24,7 +24,7 @@ pub fn verify_export(
     organization_id: Option<&str>,
     sandbox_allowed: bool,
 ) -> Result<Sealed> {
-    let document = parse_object(
+    let document = parse_public_object(
         size_checked(bundle, "the export envelope")?,
         EXPORT,
         MALFORMED,

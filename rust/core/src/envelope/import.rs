@@ -6,7 +6,7 @@ use zeroize::Zeroizing;
 use super::otp::{seal_target_data, signed_target, target_key};
 use super::signed::{check_legacy_signature, open_signed};
 use super::{
-    parse_object, parse_sealed, pinned_key, seal_profile, size_checked, text_field, unhex,
+    parse_public_object, parse_sealed, pinned_key, seal_profile, size_checked, text_field, unhex,
     KeyInput, Sealed, ENCRYPTED_IMPORT, IMPORT, LEGACY_IMPORT, MALFORMED,
 };
 use crate::error::{Error, Result};
@@ -39,7 +39,7 @@ pub fn verify_import(
     sandbox_allowed: bool,
 ) -> Result<PublicKey> {
     let bytes = size_checked(import_bundle, "the import bundle")?;
-    let document = parse_object(bytes, IMPORT, MALFORMED)?;
+    let document = parse_public_object(bytes, IMPORT, MALFORMED)?;
     if !document.contains("version") && document.contains("targetPublicSignature") {
         return verify_import_legacy(&document, pinned, organization_id, user_id, sandbox_allowed);
     }

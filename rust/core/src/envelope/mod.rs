@@ -66,14 +66,25 @@ pub(crate) const ENCRYPTED_IMPORT: &str = "the encrypted import bundle";
 
 /// Reads strict JSON (see [`crate::json`]) that must be an object. `what` and `code` name the
 /// error: "{what} is not valid JSON" or "{what} is not a JSON object".
+///
+/// The object's string values are wiped when it is dropped (it may carry a secret); the
+/// envelopes' public JSON goes through [`parse_public_object`].
 pub fn parse_object(bytes: &[u8], what: &str, code: &'static str) -> Result<Object> {
-    crate::json::read_object(bytes).map_err(|refusal| {
-        let reason = match refusal {
-            crate::json::Refusal::NotJson => "is not valid JSON",
-            crate::json::Refusal::NotObject => "is not a JSON object",
-        };
-        Error::envelope(code, format!("{what} {reason}"))
-    })
+    crate::json::read_object(bytes).map_err(|refusal| refused(refusal, what, code))
+}
+
+/// [`parse_object`] for JSON whose every value is public (an envelope, its signed data): not
+/// wiped on drop.
+pub(crate) fn parse_public_object(bytes: &[u8], what: &str, code: &'static str) -> Result<Object> {
+    crate::json::read_public_object(bytes).map_err(|refusal| refused(refusal, what, code))
+}
+
+pub(crate) fn refused(refusal: crate::json::Refusal, what: &str, code: &'static str) -> Error {
+    let reason = match refusal {
+        crate::json::Refusal::NotJson => "is not valid JSON",
+        crate::json::Refusal::NotObject => "is not a JSON object",
+    };
+    Error::envelope(code, format!("{what} {reason}"))
 }
 
 pub(crate) fn size_checked<'a>(bytes: &'a [u8], what: &str) -> Result<&'a [u8]> {
@@ -196,7 +207,7 @@ pub(crate) fn seal_profile(
 /// `{"encappedPublic": hex, "ciphertext": hex}` (`ENVELOPE_MALFORMED` otherwise).
 pub(crate) fn parse_sealed(bytes: &[u8], what: &str) -> Result<Sealed> {
     let bytes = size_checked(bytes, what)?;
-    let document = parse_object(bytes, what, MALFORMED)?;
+    let document = parse_public_object(bytes, what, MALFORMED)?;
     let enc = hex_field(&document, "encappedPublic", what, MALFORMED)?;
     let ciphertext = hex_field(&document, "ciphertext", what, MALFORMED)?;
     Ok(Sealed { enc, ciphertext })

@@ -5,8 +5,8 @@ use zeroize::Zeroizing;
 
 use super::signed::{build_signed, open_signed};
 use super::{
-    mismatch, parse_object, parse_sealed, require_text, seal_profile, size_checked, text_field,
-    KeyInput, Sealed, DATA_MALFORMED, MALFORMED, OTP_BUNDLE, TARGET,
+    mismatch, parse_object, parse_public_object, parse_sealed, require_text, seal_profile,
+    size_checked, text_field, KeyInput, Sealed, DATA_MALFORMED, MALFORMED, OTP_BUNDLE, TARGET,
 };
 use crate::error::{Error, Result};
 use crate::json::{compact_json, Object};
@@ -58,7 +58,7 @@ pub fn verify_target(
     sandbox_allowed: bool,
 ) -> Result<PublicKey> {
     let bytes = size_checked(target_bundle, "the OTP target bundle")?;
-    let document = parse_object(bytes, TARGET, MALFORMED)?;
+    let document = parse_public_object(bytes, TARGET, MALFORMED)?;
     let data = open_signed(&document, pinned, sandbox_allowed, TARGET)?;
     signed_target(&data, TARGET, organization_id, user_id)
 }

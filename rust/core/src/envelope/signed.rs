@@ -3,8 +3,7 @@
 //! and the legacy v0 signature checks that export and import bundles share.
 
 use super::{
-    hex_field, parse_object, pinned_key, text_field, unhex, KeyInput, DATA_MALFORMED, MALFORMED,
-    VERSION,
+    hex_field, pinned_key, refused, text_field, unhex, KeyInput, DATA_MALFORMED, MALFORMED, VERSION,
 };
 use crate::error::{Error, Result};
 use crate::json::{compact_json, Field, Object};
@@ -76,7 +75,10 @@ pub fn open_signed(
     } else {
         verify_by_pinned(&pinned, signer, &data, signature, what)?;
     }
-    parse_object(&data, &format!("the {what} data"), DATA_MALFORMED)
+    // The signed data of every envelope kind is public (keys, ids, sealed values). The error's
+    // wording is only built on the error path.
+    crate::json::read_public_object(&data)
+        .map_err(|refusal| refused(refusal, &format!("the {what} data"), DATA_MALFORMED))
 }
 
 /// The v1.0.0 envelope around `data`; `signer = None` writes the sandbox form.
