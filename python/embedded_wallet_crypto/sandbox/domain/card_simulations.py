@@ -13,8 +13,11 @@ declines (insufficient funds), ``003`` declines (card paused), ``006`` pulls the
 transaction ends in ``EXCEPTION``; anything else is decided for real: the card must be ACTIVE
 (a FROZEN card declines, as ``003`` does), the amount within ``maxSpendPerTransaction`` and the
 card's currency, and the first funding source whose balance covers it is debited (none: a
-decline). ``005`` (a delayed pull) is approved at once: the delay is not simulated. A declined
-authorization leaves no card transaction and moves nothing. The 202 carries the issuer's
+decline). An embedded wallet funds a card only while the card funding source has an ACTIVE
+delegated key (``domain.delegated_keys``): without one it is passed over, for authorizations
+and for the later pulls of advices, clearings and return reversals (a failed pull). ``005``
+(a delayed pull) is approved at once: the delay is not simulated. A declined authorization
+leaves no card transaction and moves nothing. The 202 carries the issuer's
 transaction token; the card transaction is ``CardTransaction:<issuerTransactionToken>``.
 """
 
@@ -28,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from ..clock import iso
 from ..db.tables_cards import Card, CardTransaction
-from ..db.tables_wallet import Customer
+from ..db.tables_wallet import Customer, InternalAccount
 from ..models.cards import (
     AdviceRequest,
     AuthorizationRequest,
@@ -40,6 +43,7 @@ from ..services import Services
 from .balances import credit, debit, limit_exceeded
 from .cards import load_card
 from .currencies import currency
+from .delegated_keys import has_active_key
 from .errors import Refusal, invalid, not_found
 from .webhooks import emit
 
@@ -104,6 +108,15 @@ def _card(db: Session, services: Services, card_id: str) -> Card:
     return load_card(db, services, card_id)
 
 
+def _signable(db: Session, card_id: str, account_id: str) -> bool:
+    """Whether the service may pull from the funding source: an embedded wallet needs the
+    card funding source's ACTIVE delegated key (the wallet's transfers are signed)."""
+    account = db.get(InternalAccount, account_id)
+    if account is None or account.type != "EMBEDDED_WALLET":
+        return True
+    return has_active_key(db, card_id, account_id)
+
+
 def _can_authorize(card: Card, body: AuthorizationRequest) -> bool:
     suffix = body.merchant.descriptor[-3:]
     if suffix in (_INSUFFICIENT, _PAUSED) or card.state != "ACTIVE":
@@ -145,6 +158,8 @@ def authorize(
     if not _can_authorize(card, body):
         return {"issuerTransactionToken": token}
     for source in card.funding_sources:
+        if not _signable(db, card.id, source):
+            continue
         try:
             debit(db, source, body.amount)  # one conditional update: nothing moved if refused
         except Refusal:
@@ -216,8 +231,11 @@ def _save(db: Session, card: Card, row: CardTransaction, **values: Any) -> dict[
 
 def _pull(db: Session, row: CardTransaction, amount: int) -> bool:
     """A post-hoc pull from the transaction's funding source; False when it fails (its
-    merchant's ``002`` suffix, or the balance)."""
+    merchant's ``002`` suffix, no ACTIVE delegated key of an embedded wallet, or the
+    balance)."""
     if row.merchant.get("descriptor", "")[-3:] == _INSUFFICIENT:
+        return False
+    if not _signable(db, row.card_id, row.account_id):
         return False
     try:
         debit(db, row.account_id, amount)  # one conditional update: nothing moved if refused
