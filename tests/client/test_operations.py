@@ -180,7 +180,7 @@ def test_the_typed_groups_are_the_tables() -> None:
                 assert is_list is op.paginated, op.qualified_name
                 if op.paginated:
                     item = typing.get_args(op.response_model.model_fields["data"].annotation)[0]
-                    assert arguments[1] is item, op.qualified_name
+                    assert arguments[1] == item, op.qualified_name
 
 
 def test_the_typed_groups_are_generated_from_the_table() -> None:
