@@ -10,7 +10,7 @@ import pytest
 
 from ._client import SandboxClient
 from ._payments import usd_external
-from .test_cards import AUTH, _card, _code, _holder, _simulate
+from .test_cards import AUTH, _balance, _card, _code, _holder, _simulate
 
 
 @pytest.fixture(autouse=True)
@@ -84,3 +84,58 @@ def test_card_transactions_are_listed_with_the_payments(client: SandboxClient) -
         assert all(t["type"] != "CARD" for t in data), only_payments
     other = _holder(client)
     assert all(t["type"] != "CARD" for t in _listed(client, customerId=other["id"])["data"])
+
+
+def _card_transaction(client: SandboxClient, ident: str) -> dict[str, Any]:
+    answer = client.get(f"/transactions/{ident}")
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def test_descriptor_005_pulls_after_a_delay_on_the_service_clock(client: SandboxClient) -> None:
+    """``005``: approved and held, the pull pending (nothing debited) until 30 simulated
+    seconds have passed on the service's clock; then confirmed (debited), or failed into
+    EXCEPTION when the balance no longer covers it; a clearing confirms it at once."""
+    holder = _holder(client, funds=10_000)
+    card = _card(client, holder)
+    delayed = {**AUTH, "amount": 4_000, "merchant": {"descriptor": "SLOW SHOP 005"}}
+
+    def authorize(body: dict[str, Any]) -> str:
+        made = _simulate(client, card["id"], "authorization", body)
+        assert made.status_code == 202, made.text
+        return f"CardTransaction:{made.json()['issuerTransactionToken']}"
+
+    first = authorize(delayed)
+    pending = _card_transaction(client, first)
+    assert pending["status"] == "AUTHORIZED"
+    assert pending["pullSummary"] == {"count": 0, "totalAmount": 0, "pendingCount": 1}
+    assert _balance(client, holder) == 10_000  # nothing pulled yet
+    second = authorize(delayed)
+    drain = authorize({**AUTH, "amount": 4_000})  # a normal authorization pulls at once
+    assert _card_transaction(client, drain)["pullSummary"]["count"] == 1
+    assert _balance(client, holder) == 6_000
+    # A clearing of the second confirms its pull at once, then settles.
+    clearing = {"cardTransactionId": second, "amount": 4_000}
+    cleared = _simulate(client, card["id"], "clearing", clearing)
+    assert cleared.status_code == 202, cleared.text
+    settled = _card_transaction(client, second)
+    assert (settled["status"], settled["pullSummary"]["pendingCount"]) == ("SETTLED", 0)
+    assert _balance(client, holder) == 2_000
+    assert _card_transaction(client, first)["pullSummary"]["pendingCount"] == 1  # not due yet
+    moved = client.post("/sandbox/clock/advance", {"seconds": 31})
+    assert moved.status_code == 200, moved.text
+    # Due: the first's pull is tried now, and the balance (2000) no longer covers 4000.
+    failed = _card_transaction(client, first)
+    assert failed["status"] == "EXCEPTION"
+    assert failed["pullSummary"] == {"count": 0, "totalAmount": 0, "pendingCount": 0}
+    assert _balance(client, holder) == 2_000
+    # One that the balance covers is confirmed when due.
+    third = authorize({**delayed, "amount": 1_500})
+    assert _balance(client, holder) == 2_000
+    client.post("/sandbox/clock/advance", {"seconds": 31})
+    listed = _listed(client, customerId=holder["id"], limit=100)["data"]
+    (confirmed,) = (t for t in listed if t["id"] == third)
+    assert confirmed["status"] == "AUTHORIZED"
+    assert confirmed["pullSummary"] == {"count": 1, "totalAmount": 1_500, "pendingCount": 0}
+    assert _balance(client, holder) == 500

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.cards import CardTransactionOut
 from ...sandbox.models.crypto import WithdrawalFeeOut
 from ...sandbox.models.quotes import QuoteOut, ReceiverLookupOut
-from ...sandbox.models.cards import CardTransactionOut
 from ...sandbox.models.transactions import TransactionListWithCards, TransactionOut
 from ._row import Operation, Signing
 

@@ -27,7 +27,8 @@ from sqlalchemy.orm import Session
 from ..db.pages import MAX_LIMIT, PageRequest, decode_cursor, encode_cursor
 from ..db.tables_cards import Card, CardTransaction
 from ..db.tables_payments import Transaction
-from .card_simulations import card_transaction_body
+from ..services import Services
+from .card_simulations import card_transaction_body, confirm_due
 from .errors import invalid, not_found
 from .transaction_queries import (
     TransactionFilters,
@@ -86,11 +87,13 @@ def _count(db: Session, query: Select[Any]) -> int:
 
 
 def list_with_cards(
-    db: Session, filters: TransactionFilters, request: PageRequest
+    db: Session, services: Services, filters: TransactionFilters, request: PageRequest
 ) -> dict[str, Any]:
-    """One page of the payments and card transactions matching ``filters``, merged."""
+    """One page of the payments and card transactions matching ``filters``, merged (the
+    delayed pulls that are due confirmed first)."""
     if not 1 <= request.limit <= MAX_LIMIT:
         raise invalid(f"limit must be an integer from 1 to {MAX_LIMIT}.")
+    confirm_due(db, services)
     parts: list[tuple[Select[Any], Any, Callable[[Any], dict[str, Any]]]] = [
         (payments_query(filters), Transaction, transaction_body)
     ]
@@ -115,10 +118,11 @@ def list_with_cards(
     return body
 
 
-def find_any_transaction(db: Session, transaction_id: str) -> dict[str, Any]:
+def find_any_transaction(db: Session, services: Services, transaction_id: str) -> dict[str, Any]:
     """``GET /transactions/{transactionId}``: a payment, or a card transaction (its
     ``CardTransaction:`` id, as listed); 404 ``NOT_FOUND`` otherwise."""
     if transaction_id.startswith("CardTransaction:"):
+        confirm_due(db, services)
         row = db.get(CardTransaction, transaction_id[:100])
         if row is None:
             raise not_found("No transaction has this id.")
