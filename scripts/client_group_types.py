@@ -89,8 +89,9 @@ def annotation(op: Operation, kind: str, imports: Imports) -> str:
     groups = "embedded_wallet_crypto.client._groups"
     if op.paginated:
         item = typing.get_args(op.response_model.model_fields["data"].annotation)[0]
+        items = " | ".join(imports.model(member) for member in _members(item))
         wrapper = imports.add(groups, f"{prefix}ListOperation")
-        return f"{wrapper}[{imports.model(op.response_model)}, {imports.model(item)}]"
+        return f"{wrapper}[{imports.model(op.response_model)}, {items}]"
     members = [imports.model(member) for member in _members(op.response_model)]
     if op.signing == "retry":
         members.insert(-1 if members[-1] == "None" else len(members), imports.add(*CHALLENGE))

@@ -180,7 +180,7 @@ def test_the_typed_groups_are_the_tables() -> None:
                 assert is_list is op.paginated, op.qualified_name
                 if op.paginated:
                     item = typing.get_args(op.response_model.model_fields["data"].annotation)[0]
-                    assert arguments[1] is item, op.qualified_name
+                    assert arguments[1] == item, op.qualified_name
 
 
 def test_the_typed_groups_are_generated_from_the_table() -> None:
@@ -352,7 +352,12 @@ def test_a_run_over_every_operation_parses_every_answer(api: Any, server: Sandbo
     assert updated.privateEnabled is True
     run("quotes.execute", quote.id, session=session)
     run("auth.refresh_session", session.id, body={"clientPublicKey": KEY})  # its 202
-    card = {"cardId": "Card:run", "internalAccountId": customer.wallet, "nickname": "Card key"}
+    person = {"firstName": "Jane", "lastName": "Doe"}
+    api.verifications.create(body={"customerId": customer.id, "personalInfo": person})
+    wallet_card = api.cards.create(
+        body={"cardholderId": customer.id, "form": "VIRTUAL", "fundingSources": [customer.wallet]}
+    )
+    card = {"cardId": wallet_card.id, "internalAccountId": customer.wallet, "nickname": "Card key"}
     delegated = run("auth.create_delegated_key", body=card, session=session)  # three legs
     run("auth.list_delegated_keys", accountId=customer.wallet)
     run("auth.get_delegated_key", delegated.id)

@@ -22,9 +22,24 @@ class Wallet:
         self.email = f"{uuid.uuid4().hex[:12]}@example.com"
         self.subject = f"user-{uuid.uuid4().hex[:12]}"
         customer = client.create_customer(email=self.email)
+        self.customer_id: str = customer["id"]
         self.account_id = client.wallet_of(customer["id"])
         self.authenticator = ewc.passkeys.SoftwareAuthenticator()
         self.mails_seen = 0
+
+    def card(self, **fields: Any) -> dict[str, Any]:
+        """A card of the customer funded by the wallet (sandbox: the KYC is approved first;
+        production has no simulated KYC outcome, so no card can be issued there)."""
+        person = {"firstName": "Jane", "lastName": "Doe"}
+        verified = self.client.post(
+            "/verifications", {"customerId": self.customer_id, "personalInfo": person}
+        )
+        assert verified.json()["verificationStatus"] == "APPROVED", verified.text
+        body = {"cardholderId": self.customer_id, "form": "VIRTUAL"}
+        made = self.client.post("/cards", {**body, "fundingSources": [self.account_id], **fields})
+        assert made.status_code == 201, made.text
+        card: dict[str, Any] = made.json()
+        return card
 
     # --- creating credentials ------------------------------------------------------------
 

@@ -140,3 +140,23 @@ def webhook_receiver() -> Iterator[Receiver]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def card_transaction(client: SandboxClient) -> None:
+    """A card and one authorization on it: ``GET /transactions`` lists a CARD transaction."""
+    holder = client.create_customer(fullName="Card Holder")["id"]
+    verified = client.post("/verifications", {"customerId": holder})
+    assert verified.json()["verificationStatus"] == "APPROVED", verified.text
+    usd = client.get(
+        "/customers/internal-accounts", params={"customerId": holder, "type": "INTERNAL_FIAT"}
+    ).json()["data"][0]["id"]
+    fund(client, usd, 100_00)
+    card = client.post(
+        "/cards", {"cardholderId": holder, "form": "VIRTUAL", "fundingSources": [usd]}
+    )
+    assert card.status_code == 201, card.text
+    spend = {"amount": 1_00, "currency": {"code": "USD"}, "merchant": {"descriptor": "FUZZ"}}
+    made = client.post(f"/sandbox/cards/{card.json()['id']}/simulate/authorization", spend)
+    assert made.status_code == 202, made.text
+    listed = client.get("/transactions", params={"customerId": holder}).json()["data"]
+    assert [t["type"] for t in listed] == ["CARD"], listed

@@ -70,7 +70,7 @@ from schemathesis.specs.openapi.checks import (
 from . import _published_fuzz as published_fuzz
 from ._client import SandboxClient
 from ._flows import Wallet
-from ._payments import fund, usd_external
+from ._payments import card_transaction, fund, usd_external
 from ._published_fuzz import Grid
 from ._server import SandboxServer
 from .test_agents import POLICY, Agent, connect, create_agent
@@ -628,6 +628,7 @@ class Known:
             }
             if sandbox:
                 fund(client, fiat["USD"], 1_000_000_00)
+                card_transaction(client)  # GET /transactions lists a CARD one
             credential = wallet.add("EMAIL_OTP")
             session, _ = wallet.login(credential)
             customer_external = usd_external(client, customer_id, "000")["id"]

@@ -63,9 +63,9 @@ def test_one_active_key_per_funding_source(
         wallet = Wallet(clients[0], pair[0])
         _, key = wallet.first_login()
         body = {
-            "cardId": f"Card:race-{round_number}",
+            "cardId": wallet.card()["id"],
             "internalAccountId": wallet.account_id,
-            "nickname": "Card key",
+            "nickname": f"Card key {round_number}",
         }
         legs = [_to_third_leg(clients[0], body, key) for _ in clients]
         answers = race(

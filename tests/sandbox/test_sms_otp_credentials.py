@@ -2,7 +2,8 @@
 on PostgreSQL: created for the customer's phone number (first, or by signed retry), a code by
 SMS to the outbox, the plain and the encrypted (two-leg) login, a wrong code refused, a code
 used once (also by a second process on the same database), the sandbox code only in the
-sandbox."""
+sandbox; the contact changes of ``PATCH /customers/{id}`` tied to the OTP credentials (a phone
+number, an email) as signed retries."""
 
 from __future__ import annotations
 
@@ -224,3 +225,55 @@ def test_a_phone_number_change_is_a_signed_retry(wallet: SmsWallet) -> None:
     plain = wallet.client.create_customer(phoneNumber=wallet.phone)
     at_once = wallet.client.request("PATCH", f"/customers/{plain['id']}", json=change)
     assert at_once.status_code == 200 and at_once.json()["phoneNumber"] == new_phone
+
+
+def test_an_email_change_is_a_signed_retry(
+    flow_client: SandboxClient, flow_server: SandboxServer
+) -> None:
+    """With an EMAIL_OTP credential, a new email is 202 and the challenge
+    (``ACTIVITY_TYPE_UPDATE_USER_EMAIL``), then the retry stamped by a session of the wallet:
+    200, and the credential carries the new address (its codes go there). Another account's
+    EMAIL_OTP credential with the address: 409 ``EMAIL_OTP_EMAIL_ALREADY_EXISTS``. A customer
+    without one changes its email at once."""
+    wallet = Wallet(flow_client, flow_server)
+    credential = wallet.add("EMAIL_OTP")
+    _, key = wallet.login(credential)
+    client = wallet.client
+    path = f"/customers/{wallet.customer_id}"
+    new_email = f"{uuid.uuid4().hex[:12]}@example.com"
+    change = {"customerType": "INDIVIDUAL", "email": new_email}
+    step = client.request("PATCH", path, json=change)
+    assert step.status_code == 202, step.text
+    payload = json.loads(step.json()["payloadToSign"])
+    assert payload["type"] == "ACTIVITY_TYPE_UPDATE_USER_EMAIL"
+    assert payload["parameters"] == {"userId": wallet.account_id, "userEmail": new_email}
+    assert client.get(path).json()["email"] == wallet.email  # nothing yet
+    _, refused = client.signed_retry("PATCH", path, change, key=ewc.KeyPair.generate())
+    _error(refused, 401, "UNAUTHORIZED")
+    assert client.get(path).json()["email"] == wallet.email
+    challenge, done = client.signed_retry("PATCH", path, change, key=key)
+    assert done.status_code == 200, done.text
+    assert done.json()["email"] == new_email
+    listed = client.get("/auth/credentials", params={"accountId": wallet.account_id})
+    assert [c["nickname"] for c in listed.json()["data"]] == [new_email]
+    if flow_server.environment == "sandbox":  # past the code's reissue interval: the test clock
+        moved = client.post("/sandbox/clock/advance", {"seconds": 31})
+        assert moved.status_code == 200, moved.text
+        sent = client.post(f"/auth/credentials/{credential['id']}/challenge")
+        assert sent.status_code == 200, sent.text
+        code, _ = read_otp(flow_server.mail_dir, new_email)  # the codes go to the new address
+        assert len(code) == 6 and code.isdigit()
+    # The used challenge is refused for the next change.
+    stamp = ewc.create_stamp(challenge["payloadToSign"], key)
+    again = {**change, "email": wallet.email}
+    _error(client.retry("PATCH", path, again, challenge, stamp), 401, "UNAUTHORIZED")
+    assert client.get(path).json()["email"] == new_email
+    # Another account's EMAIL_OTP credential with the address: 409.
+    other = Wallet(client, flow_server)
+    other.add("EMAIL_OTP")
+    taken = {"customerType": "INDIVIDUAL", "email": other.email}
+    _error(client.request("PATCH", path, json=taken), 409, "EMAIL_OTP_EMAIL_ALREADY_EXISTS")
+    # Without an EMAIL_OTP credential: at once.
+    plain = client.create_customer(email=wallet.email)
+    at_once = client.request("PATCH", f"/customers/{plain['id']}", json=change)
+    assert at_once.status_code == 200 and at_once.json()["email"] == new_email

@@ -200,6 +200,7 @@ MAPPED: dict[tuple[int, str], str] = {
             "AGENT_NOT_FOUND",
             "BULK_UPLOAD_JOB_NOT_FOUND",
             "EVENT_NOT_FOUND",
+            "FUNDING_SOURCE_NOT_FOUND",
             "VERIFICATION_NOT_FOUND",
         )
     },

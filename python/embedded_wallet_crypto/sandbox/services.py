@@ -91,7 +91,8 @@ class Services:
     """What the rules share, built once per process (:meth:`build`): the settings, the scaled
     clock, the database, the environment, the organization id, the library's engines on the
     configured store (signed retries, one-time codes, the encrypted OTP login, OIDC key sets),
-    the service's signer (production) and the mailer."""
+    the service's signer (production), the key secrets at rest are sealed to
+    (``domain.at_rest``) and the mailer."""
 
     settings: Settings
     clock: Clock
@@ -109,6 +110,7 @@ class Services:
     mailer: Mailer
     totp: Totp
     sms: OneTimeCodes
+    sealing_key: KeyPair
 
     @property
     def sandbox(self) -> bool:
@@ -195,6 +197,9 @@ class Services:
             mailer=Mailer(settings),
             totp=totp,
             sms=sms,
+            sealing_key=KeyPair.from_private_hex(
+                shared_secret(database, "at-rest-sealing-key", _new_private_key)
+            ),
         )
 
     def close(self) -> None:

@@ -3,9 +3,10 @@ from the operation table: do not edit."""
 
 from __future__ import annotations
 
+from ...sandbox.models.cards import CardTransactionOut
 from ...sandbox.models.crypto import WithdrawalFeeOut
 from ...sandbox.models.quotes import QuoteOut, ReceiverLookupOut
-from ...sandbox.models.transactions import TransactionList, TransactionOut
+from ...sandbox.models.transactions import TransactionListWithCards, TransactionOut
 from .._groups import (
     AsyncGroup,
     AsyncListOperation,
@@ -46,8 +47,8 @@ class QuotesOperations(SyncGroup):
 class TransactionsOperations(SyncGroup):
     """Transactions."""
 
-    list: SyncListOperation[TransactionList, TransactionOut]
-    get: SyncOperation[TransactionOut]
+    list: SyncListOperation[TransactionListWithCards, TransactionOut | CardTransactionOut]
+    get: SyncOperation[TransactionOut | CardTransactionOut]
     approve: SyncOperation[TransactionOut]
     reject: SyncOperation[TransactionOut]
     cancel: SyncOperation[TransactionOut]
@@ -75,8 +76,8 @@ class AsyncQuotesOperations(AsyncGroup):
 class AsyncTransactionsOperations(AsyncGroup):
     """Transactions."""
 
-    list: AsyncListOperation[TransactionList, TransactionOut]
-    get: AsyncOperation[TransactionOut]
+    list: AsyncListOperation[TransactionListWithCards, TransactionOut | CardTransactionOut]
+    get: AsyncOperation[TransactionOut | CardTransactionOut]
     approve: AsyncOperation[TransactionOut]
     reject: AsyncOperation[TransactionOut]
     cancel: AsyncOperation[TransactionOut]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ...sandbox.models.cards import CardTransactionOut
 from ...sandbox.models.crypto import WithdrawalFeeOut
 from ...sandbox.models.quotes import QuoteOut, ReceiverLookupOut
-from ...sandbox.models.transactions import TransactionList, TransactionOut
+from ...sandbox.models.transactions import TransactionListWithCards, TransactionOut
 from ._row import Operation, Signing
 
 __all__ = ["GROUPS", "ROWS"]
@@ -29,8 +30,8 @@ ROWS: tuple[Operation, ...] = (
     _("quotes",             "execute",                 "POST",   "/quotes/{quoteId}/execute",                   "executeQuote",                     False, signing=P, payload_from="quotes.get", response_model=QuoteOut),
     _("quotes",             "lookup_uma",              "GET",    "/receiver/uma/{receiverUmaAddress}",          "lookupUma",                        True, response_model=ReceiverLookupOut),
     _("quotes",             "lookup_external_account", "GET",    "/receiver/external-account/{accountId}",      "lookupExternalAccount",            True, response_model=ReceiverLookupOut),
-    _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES, response_model=TransactionList),
-    _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True, response_model=TransactionOut),
+    _("transactions",       "list",                    "GET",    "/transactions",                               "listTransactions",                 True, paginated=PAGES, response_model=TransactionListWithCards),
+    _("transactions",       "get",                     "GET",    "/transactions/{transactionId}",               "getTransactionById",               True, response_model=TransactionOut | CardTransactionOut),
     _("transactions",       "approve",                 "POST",   "/transactions/{transactionId}/approve",       "approvePendingPayment",            False, response_model=TransactionOut),
     _("transactions",       "reject",                  "POST",   "/transactions/{transactionId}/reject",        "rejectPendingPayment",             False, response_model=TransactionOut),
     _("transactions",       "cancel",                  "POST",   "/transactions/{transactionId}/cancel",        "cancelTransaction",                False, response_model=TransactionOut),

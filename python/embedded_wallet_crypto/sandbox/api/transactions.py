@@ -10,13 +10,19 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Paging, require_platform
-from ..domain import transaction_queries
+from ..deps import Db, Paging, Svc, require_platform
+from ..domain import card_transaction_list, transaction_queries
 from ..domain.transaction_queries import TransactionFilters
-from ..domain.transactions import transaction_body
+from ..models.cards import CardTransactionOut
 from ..models.common import SortOrder
 from ..models.fields import IsoDateTime
-from ..models.transactions import ApproveBody, Direction, Status, TransactionList, TransactionOut
+from ..models.transactions import (
+    ApproveBody,
+    Direction,
+    Status,
+    TransactionListWithCards,
+    TransactionOut,
+)
 from .common import PathId, Sort, answer, error_responses
 
 __all__ = ["DateTimeQuery", "Filters", "TextQuery", "router"]
@@ -60,25 +66,28 @@ async def transaction_filters(
 Filters = Annotated[TransactionFilters, Depends(transaction_filters)]
 
 
-@router.get("/transactions", response_model=TransactionList)
+@router.get("/transactions", response_model=TransactionListWithCards)
 def list_transactions(
     db: Db,
+    services: Svc,
     paging: Paging,
     filters: Filters,
     customerId: TextQuery = None,
     sortOrder: Sort = SortOrder.desc,
 ) -> JSONResponse:
-    """Transactions, newest first unless ``sortOrder=asc``; dates are inclusive."""
+    """Transactions (payments and card transactions), newest first unless ``sortOrder=asc``;
+    dates are inclusive."""
     filters = replace(filters, customer_id=customerId)
-    listed = transaction_queries.list_transactions(db, filters, paging.ordered(sortOrder.value))
+    listed = card_transaction_list.list_with_cards(
+        db, services, filters, paging.ordered(sortOrder.value)
+    )
     return answer(db, listed)
 
 
-@router.get("/transactions/{transactionId}", response_model=TransactionOut)
-def get_transaction(transactionId: PathId, db: Db) -> JSONResponse:
-    """One transaction."""
-    found = transaction_queries.find_transaction(db, transactionId)
-    return answer(db, transaction_body(found))
+@router.get("/transactions/{transactionId}", response_model=TransactionOut | CardTransactionOut)
+def get_transaction(transactionId: PathId, db: Db, services: Svc) -> JSONResponse:
+    """One transaction: a payment or a card transaction."""
+    return answer(db, card_transaction_list.find_any_transaction(db, services, transactionId))
 
 
 @router.post("/transactions/{transactionId}/approve", response_model=TransactionOut)

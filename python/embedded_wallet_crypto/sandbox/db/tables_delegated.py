@@ -4,7 +4,8 @@ holds for a card funding source of an embedded wallet.
 ``status`` is STARTED after the first leg (not listed: nothing was authorized yet), PENDING
 after the second (the signer identity exists, without policies), ACTIVE after the third,
 REVOKED once revoked. ``request_id`` is the challenge of the next leg. ``private_key`` is the
-service-held key (hex, kept in the clear: this is a sandbox); it never leaves the service."""
+service-held key sealed to the service's own key (``domain.at_rest``: base58check, opened into
+a ``KeyPair`` in the core); it never leaves the service."""
 
 from __future__ import annotations
 

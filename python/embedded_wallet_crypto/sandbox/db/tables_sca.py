@@ -3,9 +3,9 @@ beneficiary trust: a customer's SCA profile (contact statuses, failed logins, lo
 session), the enrolled factors, the pending ceremonies (an enrollment, a login, a trust
 change), the 2FA resets and the trusted beneficiaries.
 
-A TOTP factor's secret is kept in the clear (this is a sandbox; see docs/sandbox-sca.md);
-its last accepted time step lives in the library's store (``ewc.totp``), where the single use
-of each code is decided."""
+A TOTP factor's secret is kept sealed to the service's key (``domain.at_rest``), a pending
+enrollment's as its SHA-256 only; the factor's last accepted time step lives in the library's
+store (``ewc.totp``), where the single use of each code is decided."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class ScaFactorRow(Base):
     customer_id: Mapped[str] = mapped_column(ForeignKey("sandbox_customers.id"), index=True)
     factor: Mapped[str] = mapped_column(String(10))
     name: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    secret: Mapped[str | None] = mapped_column(Text, nullable=True)  # TOTP: the secret, hex
+    secret: Mapped[str | None] = mapped_column(Text, nullable=True)  # TOTP: sealed (at_rest)
     credential_id: Mapped[str | None] = mapped_column(String(1400), nullable=True)  # base64url
     public_key: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # COSE
     sign_count: Mapped[int] = mapped_column(Integer, default=0)
@@ -52,7 +52,7 @@ class ScaFactorRow(Base):
 
 
 class ScaPending(Base):
-    """A ceremony waiting for its proof: ``kind`` ENROLL (``secret``: the TOTP secret;
+    """A ceremony waiting for its proof: ``kind`` ENROLL (``secret``: the TOTP secret's SHA-256;
     ``challenge``: a passkey registration's), LOGIN, TRUST or UNTRUST (``subject``: the
     external account), QUOTE (``subject``: the quote). Used once (``used``, set by a
     conditional update)."""

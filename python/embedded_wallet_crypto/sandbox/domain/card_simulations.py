@@ -13,8 +13,12 @@ declines (insufficient funds), ``003`` declines (card paused), ``006`` pulls the
 transaction ends in ``EXCEPTION``; anything else is decided for real: the card must be ACTIVE
 (a FROZEN card declines, as ``003`` does), the amount within ``maxSpendPerTransaction`` and the
 card's currency, and the first funding source whose balance covers it is debited (none: a
-decline). ``005`` (a delayed pull) is approved at once: the delay is not simulated. A declined
-authorization leaves no card transaction and moves nothing. The 202 carries the issuer's
+decline). An embedded wallet funds a card only while the card funding source has an ACTIVE
+delegated key (``domain.delegated_keys``): without one it is passed over, for authorizations
+and for the later pulls of advices, clearings and return reversals (a failed pull). ``005``
+(a delayed pull) is approved with its pull pending for 30 simulated seconds
+(``domain.card_pulls``). A declined authorization leaves no card transaction and moves
+nothing. The 202 carries the issuer's
 transaction token; the card transaction is ``CardTransaction:<issuerTransactionToken>``.
 """
 
@@ -28,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from ..clock import iso
 from ..db.tables_cards import Card, CardTransaction
-from ..db.tables_wallet import Customer
+from ..db.tables_wallet import Customer, InternalAccount
 from ..models.cards import (
     AdviceRequest,
     AuthorizationRequest,
@@ -38,6 +42,15 @@ from ..models.cards import (
 )
 from ..services import Services
 from .balances import credit, debit, limit_exceeded
+from .card_pulls import (
+    DELAYED,
+    INSUFFICIENT,
+    confirm_due_pulls,
+    confirm_pull,
+    pending_pull,
+    pull,
+    signable,
+)
 from .cards import load_card
 from .currencies import currency
 from .errors import Refusal, invalid, not_found
@@ -49,12 +62,12 @@ __all__ = [
     "balance_inquiry",
     "card_transaction_body",
     "clearing",
+    "confirm_due",
     "credit_authorize",
     "return_reversal",
     "returned",
 ]
 
-_INSUFFICIENT: Final = "002"
 _PAUSED: Final = "003"
 _EXCEPTION: Final = "006"
 _OPEN: Final = ("AUTHORIZED", "PARTIALLY_SETTLED")
@@ -81,7 +94,11 @@ def card_transaction_body(db: Session, row: CardTransaction) -> dict[str, Any]:
         "settledAmount": _amount(row.settled, row.currency),
         "refundedAmount": _amount(row.refunded, row.currency),
         "accountId": row.account_id,
-        "pullSummary": {"count": row.pulls, "totalAmount": row.pulled, "pendingCount": 0},
+        "pullSummary": {
+            "count": row.pulls,
+            "totalAmount": row.pulled,
+            "pendingCount": 1 if pending_pull(row) else 0,
+        },
         "refundSummary": {"count": row.refunds, "totalAmount": row.refunded},
         "settlementSummary": {"count": row.clearings, "totalAmount": row.settled},
         "authorizedAt": iso(row.created_at),
@@ -106,7 +123,7 @@ def _card(db: Session, services: Services, card_id: str) -> Card:
 
 def _can_authorize(card: Card, body: AuthorizationRequest) -> bool:
     suffix = body.merchant.descriptor[-3:]
-    if suffix in (_INSUFFICIENT, _PAUSED) or card.state != "ACTIVE":
+    if suffix in (INSUFFICIENT, _PAUSED) or card.state != "ACTIVE":
         return False
     return card.max_spend is None or body.amount <= card.max_spend
 
@@ -135,6 +152,32 @@ def _new(
     return row
 
 
+def _delayed(
+    db: Session, services: Services, card: Card, body: AuthorizationRequest, ident: str
+) -> None:
+    """``005``: approved on the first funding source that may be pulled from and covers the
+    amount now, held, its pull pending (``domain.card_pulls``); none: declined."""
+    for source in card.funding_sources:
+        account = db.get(InternalAccount, source)
+        if account is None or account.balance < body.amount or not signable(db, card.id, source):
+            continue
+        _new(
+            db, services, card, body, id=ident, kind="AUTHORIZATION", status="AUTHORIZED",
+            direction="DEBIT", account_id=source, authorized=body.amount, settled=0,
+            clearings=0, held=body.amount, pulls=0, pulled=0,
+        )  # fmt: skip
+        return
+
+
+def confirm_due(db: Session, services: Services) -> None:
+    """Confirm the delayed pulls that are due (before card transactions are read)."""
+    confirm_due_pulls(db, services, _announce)
+
+
+def _announce(db: Session, row: CardTransaction) -> None:
+    emit(db, f"CARD_TRANSACTION.{row.status}", card_transaction_body(db, row))
+
+
 def authorize(
     db: Session, services: Services, card_id: str, body: AuthorizationRequest, *, financial: bool
 ) -> dict[str, str]:
@@ -144,7 +187,12 @@ def authorize(
     token, ident = _token()
     if not _can_authorize(card, body):
         return {"issuerTransactionToken": token}
+    if body.merchant.descriptor[-3:] == DELAYED and not financial:
+        _delayed(db, services, card, body, ident)
+        return {"issuerTransactionToken": token}
     for source in card.funding_sources:
+        if not signable(db, card.id, source):
+            continue
         try:
             debit(db, source, body.amount)  # one conditional update: nothing moved if refused
         except Refusal:
@@ -170,7 +218,7 @@ def credit_authorize(
     _check_currency(card, body)
     token, ident = _token()
     suffix = body.merchant.descriptor[-3:]
-    if suffix in (_INSUFFICIENT, _PAUSED) or card.state != "ACTIVE":
+    if suffix in (INSUFFICIENT, _PAUSED) or card.state != "ACTIVE":
         return {"issuerTransactionToken": token}
     source = card.funding_sources[0]
     if not credit(db, source, body.amount):
@@ -196,6 +244,8 @@ def _parent(
     row = db.get(CardTransaction, body.cardTransactionId)
     if row is None or row.card_id != card.id:
         raise not_found("No card transaction of this card has this id.")
+    if confirm_pull(db, row):  # a delayed pull: confirmed before anything reconciles with it
+        _announce(db, row)
     return card, row
 
 
@@ -214,18 +264,6 @@ def _save(db: Session, card: Card, row: CardTransaction, **values: Any) -> dict[
     return {"issuerTransactionToken": row.id.rsplit(":", 1)[-1]}
 
 
-def _pull(db: Session, row: CardTransaction, amount: int) -> bool:
-    """A post-hoc pull from the transaction's funding source; False when it fails (its
-    merchant's ``002`` suffix, or the balance)."""
-    if row.merchant.get("descriptor", "")[-3:] == _INSUFFICIENT:
-        return False
-    try:
-        debit(db, row.account_id, amount)  # one conditional update: nothing moved if refused
-    except Refusal:
-        return False
-    return True
-
-
 def _give_back(db: Session, row: CardTransaction, amount: int) -> None:
     if amount > 0 and not credit(db, row.account_id, amount):
         raise limit_exceeded()
@@ -241,7 +279,7 @@ def advice(db: Session, services: Services, card_id: str, body: AdviceRequest) -
     status = row.status
     held, pulls, pulled = row.held, row.pulls, row.pulled
     if change > 0:
-        if _pull(db, row, change):
+        if pull(db, row, change):
             held, pulls, pulled = held + change, pulls + 1, pulled + change
         else:
             status = "EXCEPTION"
@@ -267,7 +305,7 @@ def clearing(
     status, pulls, pulled = "SETTLED", row.pulls, row.pulled
     if body.amount > row.held:
         extra = body.amount - row.held
-        if _pull(db, row, extra):
+        if pull(db, row, extra):
             pulls, pulled = pulls + 1, pulled + extra
         else:
             status = "EXCEPTION"
@@ -305,7 +343,7 @@ def return_reversal(
     card, row = _parent(db, services, card_id, body)
     if row.status != "REFUNDED":
         raise invalid("The card transaction is not REFUNDED.", "INVALID_STATE")
-    pulled = _pull(db, row, row.refunded)
+    pulled = pull(db, row, row.refunded)
     return _save(
         db, card, row, refunded=0 if pulled else row.refunded,
         status="SETTLED" if pulled else "EXCEPTION",

@@ -3,13 +3,16 @@ card funding source of an embedded wallet, created by three legs, each a signed 
 session of the wallet (``ewc.signed_retry``'s delegated-key operations): the first issues the
 signer identity's challenge (``CREATE_DELEGATED_KEY``, over the new key's public key), the
 second accepts it and issues the policies' challenge (``ACTIVATE_DELEGATED_KEY``), the third
-accepts that one and activates the key. Revoking it is stamped by the key itself
-(``REVOKE_DELEGATED_KEY``) and takes effect at once for every process (the status in the
-database, changed by a conditional update).
+accepts that one and activates the key. The key is stored sealed (``domain.at_rest``).
+Revoking it is stamped by the key itself (``REVOKE_DELEGATED_KEY``) and takes effect at once
+for every process (the status in the database, changed by a conditional update).
 
-The sandbox has no cards yet: a ``cardId`` of the form ``Card:<id>`` is taken as given, and its
-funding source's id is derived from the card and the account (the same pair gives the same
-id)."""
+The ``(cardId, internalAccountId)`` pair must name a card funding source on every leg: the card
+exists (404 ``NOT_FOUND``), is not CLOSED (409 ``CARD_NOT_MUTABLE``) and lists the account among
+its funding sources (404 ``FUNDING_SOURCE_NOT_FOUND``; a card's funding sources are accounts of
+its cardholder). The funding source's id is derived from the card and the account (the same
+pair gives the same id). The card simulations debit an embedded wallet funding a card only
+while its funding source has an ACTIVE key (:func:`has_active_key`)."""
 
 from __future__ import annotations
 
@@ -31,19 +34,23 @@ from ...signed_retry import (
 )
 from ...stamps import create_stamp, verify_stamp
 from ..clock import iso
+from ..db.tables_cards import Card
 from ..db.tables_delegated import DelegatedKeyRow
 from ..ids import new_id
 from ..models.delegated_keys import DelegatedKeyCreate
 from ..services import CHALLENGE_SECONDS, Services
+from .at_rest import open_key, seal_key
+from .cards import load_card
 from .errors import Refusal, invalid, not_found
 from .wallet import RetryHeaders, ensure_signer_active, find_wallet, lock_account, signed_step
 
 __all__ = [
     "MAX_STARTED",
-    "active_signer",
     "create_delegated_key",
     "delegated_key_body",
+    "funding_source_id",
     "get_delegated_key",
+    "has_active_key",
     "list_delegated_keys",
     "revoke_delegated_key",
 ]
@@ -69,6 +76,25 @@ def delegated_key_body(row: DelegatedKeyRow) -> dict[str, Any]:
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }
+
+
+def _bound_card(
+    db: Session, services: Services, card_id: str, account_id: str, *, provision: bool
+) -> None:
+    """Refuse a pair that names no card funding source (see the module). Checked before the
+    leg's signed step without writing (a refused leg touches no store), then again after it
+    with ``provision``: a card still PROCESSING is provisioned then (a write of the request's
+    transaction, which on SQLite must come after the store's own)."""
+    card = load_card(db, services, card_id) if provision else db.get(Card, card_id)
+    if card is None:
+        raise not_found("No card has this id.")
+    if card.state == "CLOSED":
+        raise Refusal(409, "CARD_NOT_MUTABLE", "A closed card takes no delegated key.")
+    if account_id not in card.funding_sources:
+        raise not_found(
+            "The internal account is not a funding source of the card.",
+            "FUNDING_SOURCE_NOT_FOUND",
+        )
 
 
 def _mismatch() -> Refusal:
@@ -106,6 +132,7 @@ def _first_leg(
         parameters=delegated_key_user(user_name=body.nickname, public_key=public_key),
     )
     assert isinstance(step, dict)
+    _bound_card(db, services, body.cardId, account_id, provision=True)
     db.execute(  # first legs never retried (their challenge expired): nothing to keep
         delete(DelegatedKeyRow).where(
             DelegatedKeyRow.account_id == account_id,
@@ -121,7 +148,7 @@ def _first_leg(
             account_id=account_id,
             user_id=new_id("User"),
             public_key=public_key,
-            private_key=key.private_key_bytes().hex(),
+            private_key=seal_key(services, key),
             nickname=body.nickname,
             status="STARTED",
             request_id=step["requestId"],
@@ -139,6 +166,7 @@ def create_delegated_key(
     ``DELEGATED_KEY_ALREADY_ACTIVE`` when the funding source has an ACTIVE key (decided under
     the account's lock, in the transaction that activates)."""
     account = find_wallet(db, body.internalAccountId)
+    _bound_card(db, services, body.cardId, account.id, provision=False)
     if not headers.present:
         return _first_leg(db, services, body, account.id)
     row = db.scalars(
@@ -175,8 +203,10 @@ def create_delegated_key(
             ),
         )
         assert isinstance(step, dict)
+        _bound_card(db, services, row.card_id, account.id, provision=True)
         row.status, row.request_id, row.updated_at = "PENDING", step["requestId"], now
         return 202, step
+    _bound_card(db, services, row.card_id, account.id, provision=True)
     lock_account(db, account.id)
     ensure_signer_active(db, services, account.id, verified)
     active = db.scalars(
@@ -238,7 +268,7 @@ def revoke_delegated_key(db: Session, services: Services, key_id: str) -> None:
         delegated_key_revocation(user_id=row.user_id),
         organization_id=services.organization_id,
     )
-    stamp = create_stamp(payload, KeyPair.from_private_hex(row.private_key))
+    stamp = create_stamp(payload, open_key(services, row.private_key, row.public_key))
     verify_stamp(stamp, payload, expected_public_key=row.public_key)
     revoked = db.execute(
         update(DelegatedKeyRow)
@@ -249,13 +279,13 @@ def revoke_delegated_key(db: Session, services: Services, key_id: str) -> None:
         raise _not_active()
 
 
-def active_signer(db: Session, funding_source: str) -> KeyPair | None:
-    """The ACTIVE delegated key of a card funding source, read from the database now (a
-    revocation committed by any process is seen at once), or None."""
-    row = db.scalars(
-        select(DelegatedKeyRow).where(
-            DelegatedKeyRow.funding_source_id == funding_source,
+def has_active_key(db: Session, card_id: str, account_id: str) -> bool:
+    """Whether the card funding source ``(card_id, account_id)`` has an ACTIVE delegated key
+    now (read from the database: a revocation committed by any process is seen at once)."""
+    found = db.scalars(
+        select(DelegatedKeyRow.id).where(
+            DelegatedKeyRow.funding_source_id == funding_source_id(card_id, account_id),
             DelegatedKeyRow.status == "ACTIVE",
         )
     ).first()
-    return None if row is None else KeyPair.from_private_hex(row.private_key)
+    return found is not None

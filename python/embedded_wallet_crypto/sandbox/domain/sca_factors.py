@@ -24,6 +24,7 @@ from ..db.tables_wallet import Customer
 from ..ids import new_id
 from ..models.sca import EnrollConfirm, PasskeyConfirm
 from ..services import CHALLENGE_SECONDS, Services, shared_secret
+from .at_rest import seal_totp_secret, secret_digest
 from .errors import Refusal, invalid, not_found
 from .sca_profile import find_factor, sca_customer
 
@@ -120,7 +121,7 @@ def start_enrollment(
         # label reserves for the issuer.
         label = (customer.email or customer.id.partition(":")[2]).replace(":", "_")
         enrollment = services.totp.enroll(label)
-        pending.secret = enrollment.secret.hex
+        pending.secret = secret_digest(enrollment.secret)  # the secret itself is not kept
         return enrollment.to_response()
     pending.challenge = secrets.token_bytes(32)
     return {
@@ -220,7 +221,7 @@ def confirm_enrollment(
         secret = TotpSecret.from_hex(body.secret)
     except TotpError:
         raise _no_enrollment() from None
-    pending = _pending_enrollment(db, services, customer, "TOTP", secret.hex)
+    pending = _pending_enrollment(db, services, customer, "TOTP", secret_digest(secret))
     factor_id = new_id("ScaFactor")
     try:
         services.totp.verify(factor_id, secret, body.code, now=services.clock.time())
@@ -237,7 +238,7 @@ def confirm_enrollment(
             customer_id=customer.id,
             factor="TOTP",
             name="Authenticator app",
-            secret=secret.hex,
+            secret=seal_totp_secret(services, secret, factor_id),
             created_at=services.clock.now(),
         ),
     )

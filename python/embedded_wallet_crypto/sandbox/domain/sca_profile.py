@@ -19,12 +19,12 @@ from sqlalchemy.orm import Session
 
 from ... import passkeys
 from ...errors import OtpError, PasskeyError, TotpError
-from ...totp import TotpSecret
 from ..clock import iso
 from ..db.engine import lock
 from ..db.tables_sca import ScaFactorRow, ScaPending, ScaProfile
 from ..db.tables_wallet import Customer
 from ..services import Services
+from .at_rest import open_totp_secret
 from .errors import Refusal, invalid, not_found
 
 __all__ = [
@@ -190,9 +190,8 @@ def _check(
     row = find_factor(db, customer.id, "TOTP")
     if row is None or row.secret is None:
         raise invalid("The customer has no TOTP factor.", "FACTOR_NOT_ENROLLED")
-    services.totp.verify(
-        row.id, TotpSecret.from_hex(row.secret), proof.code, now=services.clock.time()
-    )
+    secret = open_totp_secret(services, row.secret, row.id)
+    services.totp.verify(row.id, secret, proof.code, now=services.clock.time())
     return None
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "created_between",
     "find_transaction",
     "list_transactions",
+    "payments_query",
 ]
 
 #: Timestamps are shown to the millisecond: an inclusive end covers its whole millisecond.
@@ -68,7 +69,8 @@ class TransactionFilters:
     end: datetime | None = None
 
 
-def _query(filters: TransactionFilters) -> Select[Any]:
+def payments_query(filters: TransactionFilters) -> Select[Any]:
+    """The payments (``Transaction`` rows) matching ``filters``."""
     query = select(Transaction)
     if filters.customer_id is not None:
         query = query.where(Transaction.customer_id == filters.customer_id)
@@ -98,7 +100,7 @@ def list_transactions(
     db: Session, filters: TransactionFilters, request: PageRequest
 ) -> dict[str, Any]:
     """One page of the transactions matching ``filters``."""
-    return page(db, _query(filters), Transaction, transaction_body, request)
+    return page(db, payments_query(filters), Transaction, transaction_body, request)
 
 
 def find_transaction(

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from .customers import CurrencyAmount
 from .fields import MAX_AMOUNT, Amount, Id, storable_text
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "CardList",
     "CardOut",
     "CardRevealOut",
+    "CardTransactionOut",
     "CardUpdate",
     "ClearingRequest",
     "Merchant",
@@ -146,3 +148,29 @@ class SimulationOut(BaseModel):
     uuid: the transaction is ``CardTransaction:<issuerTransactionToken>``."""
 
     issuerTransactionToken: str
+
+
+class CardTransactionOut(BaseModel):
+    """The published CardTransaction (``type: CARD``), as ``GET /transactions`` lists it and
+    the ``CARD_TRANSACTION.*`` webhooks carry it."""
+
+    type: Literal["CARD"]
+    id: str
+    cardId: str
+    customerId: str
+    platformCustomerId: str
+    issuerTransactionToken: str
+    status: str
+    direction: str
+    merchant: dict[str, Any]
+    authorizedAmount: CurrencyAmount
+    settledAmount: CurrencyAmount
+    refundedAmount: CurrencyAmount
+    accountId: str
+    pullSummary: dict[str, int]
+    refundSummary: dict[str, int]
+    settlementSummary: dict[str, int]
+    authorizedAt: str
+    lastEventAt: str
+    createdAt: str
+    updatedAt: str

@@ -7,9 +7,17 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .cards import CardTransactionOut
 from .customers import CurrencyAmount
 
-__all__ = ["ApproveBody", "Direction", "Status", "TransactionList", "TransactionOut"]
+__all__ = [
+    "ApproveBody",
+    "Direction",
+    "Status",
+    "TransactionList",
+    "TransactionListWithCards",
+    "TransactionOut",
+]
 
 
 class Status(str, Enum):
@@ -63,7 +71,18 @@ class TransactionOut(BaseModel):
 
 
 class TransactionList(BaseModel):
+    """A page of payments (an agent's list)."""
+
     data: list[TransactionOut]
+    hasMore: bool
+    nextCursor: str | None = None
+    totalCount: int | None = None
+
+
+class TransactionListWithCards(BaseModel):
+    """A page of the platform's ``GET /transactions``: payments and card transactions."""
+
+    data: list[TransactionOut | CardTransactionOut]
     hasMore: bool
     nextCursor: str | None = None
     totalCount: int | None = None
