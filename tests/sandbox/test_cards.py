@@ -5,6 +5,8 @@ has no magic values (its KYC waits for manual review) and answers 403 to the sim
 
 from __future__ import annotations
 
+import hashlib
+import re
 import uuid
 from typing import Any
 
@@ -163,6 +165,33 @@ def test_reveal_url_is_signed_short_lived_and_never_logged(
     assert _code(client.post("/cards/Card:missing/reveal")) == "404 NOT_FOUND"
 
 
+def _unkeyed_digits(card_id: str, label: str, count: int) -> str:
+    """The digits an id alone determines (what the cards' details were once derived as)."""
+    digest = hashlib.sha256(f"{label}:{card_id}".encode()).digest()
+    return "".join(str(byte % 10) for byte in digest[:count])
+
+
+@pytest.mark.usefixtures("sandbox_only")
+def test_card_details_are_not_computable_from_the_public_id(client: SandboxClient) -> None:
+    """Anyone who sees a card id (a VIEW token, a webhook, the request log) must not be able to
+    derive its number or CVV: both are keyed by a secret of the service."""
+    holder = _holder(client, funds=0)
+    card = _card(client, holder)
+    page = httpx.get(client.post(f"/cards/{card['id']}/reveal").json()["panEmbedUrl"], timeout=30)
+    digits = re.sub(r"\D", "", page.text)
+    pan = re.search(r"4000(?: ?\d{4}){3}", page.text)
+    cvv = re.search(r"CVV\D*(\d{3})", page.text)
+    assert pan is not None and cvv is not None, digits
+    number = pan.group(0).replace(" ", "")
+    checksum = sum(
+        (d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 else d
+        for i, d in enumerate(int(c) for c in reversed(number))
+    )
+    assert checksum % 10 == 0 and number.endswith(card["last4"])
+    assert number[4:15] != _unkeyed_digits(card["id"], "pan", 11)
+    assert cvv.group(1) != _unkeyed_digits(card["id"], "cvv", 3)
+
+
 @pytest.mark.usefixtures("sandbox_only")
 def test_authorization_outcomes_and_balances(client: SandboxClient) -> None:
     holder = _holder(client)
@@ -216,6 +245,30 @@ def test_authorization_outcomes_and_balances(client: SandboxClient) -> None:
         == 202
     )
     assert _balance(client, holder) == 10_000 - 1_500 + 300 - 300
+
+
+@pytest.mark.usefixtures("sandbox_only")
+def test_a_transaction_pulls_at_most_the_largest_amount_in_all(client: SandboxClient) -> None:
+    """Re-sizing an authorization up and down pulls again each time: the total a transaction
+    has pulled is bounded (400 INVALID_AMOUNT), never a stored number past the database's."""
+    largest = 9_000_000_000_000_000
+    holder = _holder(client, funds=largest)
+    card = _card(client, holder)["id"]
+    client.get(f"/cards/{card}")  # provisioned
+    token = _simulate(client, card, "authorization", {**AUTH, "amount": 1}).json()[
+        "issuerTransactionToken"
+    ]
+    ref = {"cardTransactionId": f"CardTransaction:{token}"}
+    assert (
+        _simulate(client, card, "authorization_advice", {**ref, "amount": largest}).status_code
+        == 202
+    )
+    assert _simulate(client, card, "authorization_advice", {**ref, "amount": 1}).status_code == 202
+    again = _simulate(client, card, "authorization_advice", {**ref, "amount": largest})
+    assert _code(again) == "400 INVALID_AMOUNT"
+    assert _balance(client, holder) == largest - 1  # the refused pull moved nothing
+    clearing = _simulate(client, card, "clearing", {**ref, "amount": largest})
+    assert _code(clearing) == "400 INVALID_AMOUNT"
 
 
 @pytest.mark.usefixtures("sandbox_only")

@@ -31,6 +31,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from ..clock import iso
+from ..db.engine import lock
 from ..db.tables_cards import Card, CardTransaction
 from ..db.tables_wallet import Customer, InternalAccount
 from ..models.cards import (
@@ -40,6 +41,7 @@ from ..models.cards import (
     ReturnRequest,
     TransactionRefRequest,
 )
+from ..models.fields import MAX_AMOUNT
 from ..services import Services
 from .balances import credit, debit, limit_exceeded
 from .card_pulls import (
@@ -118,7 +120,22 @@ def _token() -> tuple[str, str]:
 
 
 def _card(db: Session, services: Services, card_id: str) -> Card:
-    return load_card(db, services, card_id)
+    """The card, its row locked until the simulation's transaction ends: an authorization is
+    decided on the state and limit that a concurrent update (a freeze, a lower limit) left."""
+    card = load_card(db, services, card_id)
+    lock(db, card)
+    return card
+
+
+def _pull_total(row: CardTransaction, more: int) -> int:
+    """What the transaction has pulled in all, with ``more``: at most :data:`MAX_AMOUNT` over
+    its life (re-sizing up and down, or reversing returns, adds to it), else 400."""
+    if row.pulled + more > MAX_AMOUNT:
+        raise invalid(
+            "The card transaction would pull more than the largest amount in all.",
+            "INVALID_AMOUNT",
+        )
+    return row.pulled + more
 
 
 def _can_authorize(card: Card, body: AuthorizationRequest) -> bool:
@@ -279,8 +296,9 @@ def advice(db: Session, services: Services, card_id: str, body: AdviceRequest) -
     status = row.status
     held, pulls, pulled = row.held, row.pulls, row.pulled
     if change > 0:
+        total = _pull_total(row, change)
         if pull(db, row, change):
-            held, pulls, pulled = held + change, pulls + 1, pulled + change
+            held, pulls, pulled = held + change, pulls + 1, total
         else:
             status = "EXCEPTION"
     elif change < 0:
@@ -305,8 +323,9 @@ def clearing(
     status, pulls, pulled = "SETTLED", row.pulls, row.pulled
     if body.amount > row.held:
         extra = body.amount - row.held
+        total = _pull_total(row, extra)
         if pull(db, row, extra):
-            pulls, pulled = pulls + 1, pulled + extra
+            pulls, pulled = pulls + 1, total
         else:
             status = "EXCEPTION"
     else:
@@ -343,6 +362,7 @@ def return_reversal(
     card, row = _parent(db, services, card_id, body)
     if row.status != "REFUNDED":
         raise invalid("The card transaction is not REFUNDED.", "INVALID_STATE")
+    _pull_total(row, row.refunded)
     pulled = pull(db, row, row.refunded)
     return _save(
         db, card, row, refunded=0 if pulled else row.refunded,

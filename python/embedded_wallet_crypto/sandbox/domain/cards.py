@@ -19,6 +19,7 @@ expiry are derived from its id; only the reveal page shows them.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import secrets
 from datetime import datetime, timezone
@@ -66,13 +67,21 @@ _REVEAL_KEY_ID: Final = "reveal-1"
 _REJECTED_SUFFIX: Final = "002"
 
 
-def _digits(card_id: str, label: str, count: int) -> str:
-    digest = hashlib.sha256(f"{label}:{card_id}".encode()).digest()
+def _detail_key(services: Services) -> bytes:
+    """The key a card's simulated number, CVV and expiry month are derived under (made once per
+    database), so that they cannot be computed from the card's public id."""
+    return bytes.fromhex(
+        shared_secret(services.database, "card-detail-key", lambda: secrets.token_hex(32))
+    )
+
+
+def _digits(key: bytes, card_id: str, label: str, count: int) -> str:
+    digest = hmac.new(key, f"{label}:{card_id}".encode(), hashlib.sha256).digest()
     return "".join(str(byte % 10) for byte in digest[:count])
 
 
-def _pan(card_id: str) -> str:
-    body = "4000" + _digits(card_id, "pan", 11)
+def _pan(key: bytes, card_id: str) -> str:
+    body = "4000" + _digits(key, card_id, "pan", 11)
     total = 0
     for index, char in enumerate(reversed(body)):
         digit = int(char) * (2 if index % 2 == 0 else 1)
@@ -166,6 +175,7 @@ def _sources_currency(db: Session, cardholder_id: str, sources: list[str]) -> st
 
 def create_card(db: Session, services: Services, platform: str, body: CardCreate) -> dict[str, Any]:
     """Issue a card (PROCESSING until the next read provisions it)."""
+    key = _detail_key(services)  # before the request's transaction (made once, in its own)
     if body.threeDSecurePassword is not None:
         raise invalid("This card program's issuer takes no static 3-D Secure password.")
     if db.get(Customer, body.cardholderId) is None:
@@ -184,8 +194,8 @@ def create_card(db: Session, services: Services, platform: str, body: CardCreate
         state_reason=None,
         brand="VISA",
         form=body.form,
-        last4=_pan(card_id)[-4:],
-        exp_month=int(_digits(card_id, "month", 2)) % 12 + 1,
+        last4=_pan(key, card_id)[-4:],
+        exp_month=int(_digits(key, card_id, "month", 2)) % 12 + 1,
         exp_year=now.year + 4,
         currency=card_currency,
         funding_sources=list(body.fundingSources),
@@ -323,13 +333,14 @@ def revealed_details(db: Session, services: Services, card_id: str, url: str) ->
         )
     except SignedUrlError as error:  # its reason never repeats the URL
         raise Refusal(error.status, error.code, error.reason) from None
+    key = _detail_key(services)
     row = db.get(Card, card_id)
     if row is None or row.state == "CLOSED":
         raise not_found("No card has this id.")
-    pan = _pan(row.id)
+    pan = _pan(key, row.id)
     return {
         "pan": " ".join(pan[i : i + 4] for i in range(0, 16, 4)),
-        "cvv": _digits(row.id, "cvv", 3),
+        "cvv": _digits(key, row.id, "cvv", 3),
         "expiry": f"{row.exp_month:02d}/{row.exp_year % 100:02d}",
         "last4": row.last4,
     }
