@@ -232,7 +232,9 @@ def test_trigger_data_is_bounded(client: SandboxClient, data: Any) -> None:
 
 
 def test_trigger_data_within_the_bounds_is_used(client: SandboxClient) -> None:
-    made = client.post("/sandbox/events/trigger", {"type": "CUSTOMER.KYC_APPROVED", "data": {"x": "é"}})
+    made = client.post(
+        "/sandbox/events/trigger", {"type": "CUSTOMER.KYC_APPROVED", "data": {"x": "é"}}
+    )
     assert made.status_code == 201, made.text
     assert made.json()["payload"]["data"]["x"] == "é"
 
