@@ -77,8 +77,9 @@ def test_a_token_grants_only_permissions_it_holds(
     assert "TRANSACT" in refused.json()["reason"]
     assert client.get("/tokens").json()["totalCount"] == before  # nothing made
     # What it holds it may grant; the platform's own credentials grant anything.
-    granted = manager.post("/tokens", {"name": "ok", "permissions": held})
-    assert granted.status_code == 201, granted.text
+    for grantable in (held, ["VIEW"]):  # every token reads: VIEW is every token's
+        granted = manager.post("/tokens", {"name": "ok", "permissions": grantable})
+        assert granted.status_code == 201, granted.text
     assert client.post("/tokens", {"name": "all", "permissions": asked}).status_code == 201
 
 
@@ -259,11 +260,12 @@ def test_token_list_dates_out_of_range_are_400(
 
 
 def test_token_list_dates_in_range(client: SandboxClient) -> None:
-    made = _token(client, "VIEW")
+    made = client.post("/tokens", {"name": "dated", "permissions": ["VIEW"]}).json()
     for params in (
         {"createdAfter": "0001-01-01T00:00:00Z", "createdBefore": made["createdAt"]},
         {"updatedAfter": made["updatedAt"], "updatedBefore": "9999-12-31T23:59:59Z"},
     ):
+        params["name"] = "dated"  # (the list is oldest first, paged)
         listed = client.get("/tokens", params=params)
         assert listed.status_code == 200, listed.text
         assert made["id"] in {item["id"] for item in listed.json()["data"]}

@@ -15,9 +15,9 @@ by the request gate before anything else. Any token may read (``GET``); a change
 ``/sandbox/clock/...``, ``/sandbox/requests``), ``TRANSACT`` for the money movements (quotes,
 transfers, transactions, agent approvals, the sandbox's other simulations) and ``MANAGE`` for
 everything else (configuration, tokens, customers, accounts, agents, KYC). A token without it
-gets 403 ``FORBIDDEN``. A token creates only tokens with permissions it holds itself (else 403
-``PERMISSION_NOT_HELD``). The platform credentials of ``ewc serve --platform-credentials`` hold
-every permission and are not tokens (not listed).
+gets 403 ``FORBIDDEN``. A token creates only tokens with permissions it holds itself (``VIEW``
+is held by every token; else 403 ``PERMISSION_NOT_HELD``). The platform credentials of
+``ewc serve --platform-credentials`` hold every permission and are not tokens (not listed).
 """
 
 from __future__ import annotations
@@ -90,12 +90,13 @@ def token_body(row: ApiToken) -> dict[str, Any]:
 
 def caller_permissions(db: Session, caller: str) -> frozenset[str]:
     """The permissions of the platform caller ``caller`` (as the gate checked it): an API
-    token's, read in ``db``'s transaction (none once it is deleted); every permission for the
-    configured credentials (their ids have no colon: they are Basic user names)."""
+    token's, read in ``db``'s transaction (none once it is deleted), with ``VIEW`` (every token
+    reads); every permission for the configured credentials (their ids have no colon: they are
+    Basic user names)."""
     if not caller.startswith(_ID_PREFIX):
         return ALL_PERMISSIONS
     row = db.get(ApiToken, caller)
-    return frozenset() if row is None else frozenset(row.permissions)
+    return frozenset() if row is None else frozenset(row.permissions) | {"VIEW"}
 
 
 def create_token(
