@@ -4,11 +4,12 @@ attempts (``sandbox_webhook_attempts``), like the request log keeps its newest r
 
 Both are decided in the transaction that adds the row: :func:`prune_events` runs in the
 transaction that records an event (``webhooks.emit``), :func:`prune_attempts` in the one that
-records an attempt (``webhook_delivery``). On SQLite writes are serialized, so the table never
-holds more than :data:`MAX_EVENTS` events once a transaction commits; on PostgreSQL each
-transaction keeps the newest :data:`MAX_EVENTS` it sees, so the table holds at most
-:data:`MAX_EVENTS` plus the events of the transactions that were recording events at the same
-moment (one per request in flight), and the next event recorded brings it back to the cap.
+records an attempt (``webhook_delivery``). Each transaction keeps the newest :data:`MAX_EVENTS`
+events it sees, its own among them; a transaction does not see the events another one is
+recording at the same moment, so the table holds at most :data:`MAX_EVENTS` plus one event per
+other transaction recording events at that moment (on either backend, any number of
+processes), and the next event recorded alone brings it back to :data:`MAX_EVENTS`. Attempts of
+one event are made one at a time (an attempt is claimed first), so that cap is exact.
 
 An event past the cap is deleted whatever its state (with its attempts): an older event still
 ``PENDING`` is not delivered any more (an incoming payment waiting on its approval request
