@@ -191,7 +191,12 @@ MAPPED: dict[tuple[int, str], str] = {
     (400, "UMA_ADDRESS_NOT_FOUND"): "INVALID_UMA_ADDRESS",
     **{
         (403, code): "FORBIDDEN"
-        for code in ("AGENT_PAUSED", "POLICY_ACCOUNT_NOT_ALLOWED", "POLICY_PERMISSION_DENIED")
+        for code in (
+            "AGENT_PAUSED",
+            "PERMISSION_NOT_HELD",
+            "POLICY_ACCOUNT_NOT_ALLOWED",
+            "POLICY_PERMISSION_DENIED",
+        )
     },
     **{
         (404, code): "REFERENCE_NOT_FOUND"

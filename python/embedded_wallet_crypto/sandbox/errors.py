@@ -22,6 +22,7 @@ from sqlalchemy.exc import DataError, StatementError
 
 from ..errors import WalletCryptoError
 from .domain.errors import Refusal, invalid, library_refusal
+from .request_log import logged_path
 
 __all__ = ["body_too_large", "error_response", "install_error_handlers", "unexpected"]
 
@@ -143,7 +144,7 @@ def unexpected() -> Refusal:
 
 
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
-    logger.exception("unexpected error on %s %s", request.method, request.url.path)
+    logger.exception("unexpected error on %s %s", request.method, logged_path(request.scope))
     return error_response(unexpected())
 
 

@@ -5,7 +5,9 @@ An operation is the method and the path as the published document writes it
 (``POST /internal-accounts/{id}/export``); it is matched against the service's own route
 templates with every ``{parameter}`` alike, whatever its name. The count is kept in the
 database and taken one at a time by a single atomic ``UPDATE ... WHERE remaining > 0``, so
-that of any number of calls at once, across processes, exactly ``count`` get the fault.
+that of any number of calls at once, across processes, exactly ``count`` get the fault. Arming
+is one ``INSERT ... ON CONFLICT (operation) DO UPDATE`` (SQLite and PostgreSQL alike): of
+several arms of one operation at once, every one succeeds and the row holds the last one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from .db.engine import Database
 from .db.tables_control import FaultRow
@@ -99,19 +102,23 @@ def resolve(operation: str, served: Iterable[str]) -> str:
 
 def arm(database: Database, key: str, count: int, fault: Fault) -> None:
     """Arm ``fault`` for the next ``count`` calls of the operation ``key`` (replacing a fault
-    armed for it before)."""
+    armed for it before), in one statement: concurrent arms never collide on the key."""
+    values = {
+        "operation": key,
+        "status": fault.status,
+        "retry_after": fault.retry_after,
+        "latency_ms": fault.latency_ms,
+        "remaining": count,
+        "after_commit": fault.after_commit,
+    }
+    dialect = postgresql if database.engine.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(FaultRow).values(**values)
+    statement = statement.on_conflict_do_update(
+        index_elements=[FaultRow.operation],
+        set_={name: statement.excluded[name] for name in values if name != "operation"},
+    )
     with database.sessions() as db:
-        db.execute(delete(FaultRow).where(FaultRow.operation == key))
-        db.add(
-            FaultRow(
-                operation=key,
-                status=fault.status,
-                retry_after=fault.retry_after,
-                latency_ms=fault.latency_ms,
-                remaining=count,
-                after_commit=fault.after_commit,
-            )
-        )
+        db.execute(statement)
         db.commit()
 
 

@@ -14,7 +14,9 @@ In the sandbox environment, once a request has passed both, the control plane's 
 (``control.begin_request``, one hop off the event loop): the test clock's offset is read from
 the database, the request takes its share of a fault armed for its operation (``faults``), and
 a changing request of a ``--seed`` service gets its seed scope (``ids``). Every answered
-request is noted in the request log (``request_log``), with its error ``code``.
+request is noted in the request log (``request_log``), with its error ``code``. The gate matches
+the request's route template first and leaves it in the scope (``ROUTE_TEMPLATE_KEY``), so that
+the logs hide the path's codes in every answer, the gate's own (401, 413, a fault) included.
 
 A body left unread after either answer is read and thrown away by the server (never kept), until
 it ends or the request deadline closes the connection (``_http``); the client, which may still be
@@ -53,7 +55,7 @@ from .domain.errors import Refusal
 from .errors import body_too_large, error_response, unexpected
 from .faults import Fault, operation_key, refusal_of
 from .ids import seeded, seeded_scope
-from .request_log import error_code, logged_path
+from .request_log import ROUTE_TEMPLATE_KEY, error_code, logged_path
 from .settings import BASE_PATH
 
 __all__ = ["RequestGate", "needs", "needs_platform"]
@@ -93,27 +95,36 @@ class RequestGate:
     ) -> None:
         self.app = app
         self.service = service
-        self._routes: list[tuple[re.Pattern[str], frozenset[str], bool, bool, str]] = [
+        self._routes: list[tuple[re.Pattern[str], frozenset[str], bool, bool, str, str]] = [
             (
                 compile_path(prefix + route.path)[0],
                 frozenset(route.methods or ()),
                 needs_platform(route.dependant),
                 needs(route.dependant, require_agent),
                 route.path,
+                prefix + route.path,
             )
             for prefix, router in routers
             for route in router.routes
             if isinstance(route, APIRoute)
         ]
 
-    def _needs(self, scope: Scope) -> tuple[bool, bool, str | None]:
-        """Whether the request's route takes the platform's credentials, an agent's token;
-        its operation (``METHOD /template``, see ``faults.operation_key``)."""
+    def _match(self, scope: Scope) -> tuple[bool, bool, str | None, str | None]:
+        """Whether the request's route takes the platform's credentials, an agent's token; its
+        operation (``METHOD /template``, see ``faults.operation_key``); the full template of
+        the first route whose path matches (whatever its methods: a 405 hides codes too)."""
         path, method = scope["path"], scope["method"]
-        for pattern, methods, platform, agent, template in self._routes:
-            if method in methods and pattern.match(path):
-                return platform, agent, operation_key(method, template)
-        return False, False, None
+        template = None
+        for pattern, methods, platform, agent, operation, full in self._routes:
+            if pattern.match(path):
+                if method in methods:
+                    return platform, agent, operation_key(method, operation), full
+                template = template or full
+        return False, False, None, template
+
+    def _needs(self, scope: Scope) -> tuple[bool, bool, str | None]:
+        """:meth:`_match` without the template."""
+        return self._match(scope)[:3]
 
     async def _refusal(self, scope: Scope, headers: Headers) -> Refusal | None:
         platform, agent, _ = self._needs(scope)
@@ -140,6 +151,7 @@ class RequestGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope[ROUTE_TEMPLATE_KEY] = self._match(scope)[3]
         if not self.service.state.settings.sandbox:
             await self._gated(scope, receive, send, control=False)
             return
@@ -172,7 +184,7 @@ class RequestGate:
         except Refusal as error:
             refusal = error
         except Exception:
-            logger.exception("unexpected error on %s %s", scope["method"], scope["path"])
+            logger.exception("unexpected error on %s %s", scope["method"], logged_path(scope))
             refusal = unexpected()
         if refusal is not None:
             await error_response(refusal)(scope, receive, send)
@@ -191,7 +203,7 @@ class RequestGate:
                 begin_request, self.service.state.database, operation, changing
             )
         except Exception:  # the database failed us: answered in the error shape, logged
-            logger.exception("control plane on %s %s", scope["method"], scope["path"])
+            logger.exception("control plane on %s %s", scope["method"], logged_path(scope))
             await error_response(unexpected())(scope, receive, send)
             return
         within: AbstractContextManager[None] = (

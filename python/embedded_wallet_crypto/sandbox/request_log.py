@@ -32,6 +32,7 @@ __all__ = [
     "LOGGED_PATH_CHARACTERS",
     "MAX_PENDING",
     "MAX_RECORDS",
+    "ROUTE_TEMPLATE_KEY",
     "RequestLog",
     "error_code",
     "logged_path",
@@ -45,20 +46,50 @@ MAX_PENDING = 1000
 LOGGED_PATH_CHARACTERS = 200
 #: The most bytes of an error answer read to find its ``code``.
 _CODE_BYTES = 4096
+#: Where the request gate leaves the full template of the request's route (``gate``).
+ROUTE_TEMPLATE_KEY = "ewc.route_template"
+
+
+def _is_code(name: str) -> bool:
+    return name.lower().endswith("code")
+
+
+def _parameter(segment: str) -> str | None:
+    """The parameter name of a template segment (``{name}``, ``{name:convertor}``), or None."""
+    if not (segment.startswith("{") and segment.endswith("}")):
+        return None
+    return segment[1:-1].split(":", 1)[0]
+
+
+def _by_template(path: str, template: str) -> str:
+    """``path`` with each segment that the ``template`` has as a code parameter (``{code}``,
+    ``{deviceCode}``) written as that parameter."""
+    parts, segments = path.split("/"), template.split("/")
+    if len(parts) != len(segments):
+        return path
+    shown = []
+    for part, segment in zip(parts, segments, strict=True):
+        name = _parameter(segment)
+        shown.append("{" + name + "}" if name is not None and _is_code(name) else part)
+    return "/".join(shown)
 
 
 def logged_path(scope: MutableMapping[str, Any]) -> str:
     """The request's path for a log, as received (percent-encoded), without the query string,
     and with the path parameters that are codes (a device code, an invitation code: their names
-    end in ``code``) shown as ``{name}``."""
+    end in ``code``) shown as ``{name}``: by the route template the request gate matched (so in
+    the gate's own answers too), else by the router's ``path_params``."""
     raw = scope.get("raw_path")
     path = raw.decode("ascii", "backslashreplace") if raw else quote(str(scope.get("path")))
+    template = scope.get(ROUTE_TEMPLATE_KEY)
+    if isinstance(template, str):
+        path = _by_template(path, template)
     parameters = scope.get("path_params")  # filled in by the router once a route matched
     if isinstance(parameters, dict):
         hidden = {
             str(value): "{" + str(name) + "}"
             for name, value in parameters.items()
-            if str(name).lower().endswith("code")
+            if _is_code(str(name))
         }
         if hidden:
             path = "/".join(hidden.get(unquote(part), part) for part in path.split("/"))

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 
-from ..deps import Db, Paging, Svc, committed, require_platform
+from ..deps import Db, Paging, Platform, Svc, committed, require_platform
 from ..domain import api_tokens
 from ..models.api_tokens import ApiTokenCreate, ApiTokenList, ApiTokenOut
 from .common import PathId, answer, error_responses
@@ -27,10 +27,11 @@ _When = Annotated[str | None, Query(max_length=64)]
 @router.post(
     "/tokens", status_code=201, response_model=ApiTokenOut, response_model_exclude_none=True
 )
-def create_token(body: ApiTokenCreate, db: Db, services: Svc) -> JSONResponse:
-    """Create a token; ``clientSecret`` is in this answer only (it is not stored)."""
+def create_token(body: ApiTokenCreate, db: Db, services: Svc, caller: Platform) -> JSONResponse:
+    """Create a token with permissions the caller holds (403 ``PERMISSION_NOT_HELD`` for
+    others); ``clientSecret`` is in this answer only (it is not stored)."""
     permissions = [permission.value for permission in body.permissions]
-    created = api_tokens.create_token(db, services, body.name, permissions)
+    created = api_tokens.create_token(db, services, caller, body.name, permissions)
     return answer(db, created, status=201, model=ApiTokenOut)
 
 

@@ -9,10 +9,14 @@ and a delete removes the row in one conditional ``DELETE``: once a delete has an
 token is refused by every process of the database, and of two deletes of one token exactly one
 answers 204.
 
-Permissions (``VIEW``, ``TRANSACT``, ``MANAGE``): any token may read (``GET``); a change needs
-``TRANSACT`` for the money movements (quotes, transfers, transactions, agent approvals, the
-sandbox's simulations) and ``MANAGE`` for everything else (configuration, tokens, customers,
-accounts, agents, KYC). A token without it gets 403 ``FORBIDDEN``. The platform credentials of
+Permissions (``VIEW``, ``TRANSACT``, ``MANAGE``): one table, :data:`PERMISSION_RULES`, checked
+by the request gate before anything else. Any token may read (``GET``); a change needs
+``MANAGE`` on the sandbox's control plane (``/sandbox/reset``, ``/sandbox/faults``,
+``/sandbox/clock/...``, ``/sandbox/requests``), ``TRANSACT`` for the money movements (quotes,
+transfers, transactions, agent approvals, the sandbox's other simulations) and ``MANAGE`` for
+everything else (configuration, tokens, customers, accounts, agents, KYC). A token without it
+gets 403 ``FORBIDDEN``. A token creates only tokens with permissions it holds itself (``VIEW``
+is held by every token; else 403 ``PERMISSION_NOT_HELD``). The platform credentials of
 ``ewc serve --platform-credentials`` hold every permission and are not tokens (not listed).
 """
 
@@ -23,7 +27,6 @@ import hmac
 import re
 import secrets
 import uuid
-from datetime import datetime
 from typing import Any, Final
 
 from sqlalchemy import delete, select
@@ -35,10 +38,13 @@ from ..db.pages import PageRequest, page
 from ..db.tables_platform import ApiToken
 from ..services import Services
 from .errors import Refusal, not_found
+from .transaction_queries import created_between
 
 __all__ = [
     "ALL_PERMISSIONS",
+    "PERMISSION_RULES",
     "authenticate",
+    "caller_permissions",
     "create_token",
     "delete_token",
     "find_token",
@@ -50,12 +56,18 @@ __all__ = [
 ALL_PERMISSIONS: Final = frozenset({"VIEW", "TRANSACT", "MANAGE"})
 _SECRET_BYTES: Final = 24
 _CLIENT_ID: Final = re.compile(r"^[0-9a-f]{32}$")
-#: Changes that move money (``TRANSACT``); every other change needs ``MANAGE``.
-_TRANSACT = re.compile(
-    r"^/(quotes|transfer-in|transfer-out|transactions|sandbox)(/|$)"
-    r"|^/agents/[^/]+/actions/[^/]+/(approve|reject)$"
-)
 _READS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The permission a change (any method but ``GET``, ``HEAD``, ``OPTIONS``) needs, by its path
+#: under the base path: the first rule whose pattern matches; ``MANAGE`` when none does. Reads
+#: need no permission past a valid token.
+PERMISSION_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    # The control plane: wipes, faults, the clock (a fault or a reset locks others out).
+    (re.compile(r"^/sandbox/(reset|faults|clock|requests)(/|$)"), "MANAGE"),
+    # Money movements, and the sandbox's simulations of them.
+    (re.compile(r"^/(quotes|transfer-in|transfer-out|transactions|sandbox)(/|$)"), "TRANSACT"),
+    (re.compile(r"^/agents/[^/]+/actions/[^/]+/(approve|reject)$"), "TRANSACT"),
+)
+_ID_PREFIX: Final = "Token:"
 
 
 def _digest(salt: str, secret: str) -> str:
@@ -76,16 +88,37 @@ def token_body(row: ApiToken) -> dict[str, Any]:
     }
 
 
+def caller_permissions(db: Session, caller: str) -> frozenset[str]:
+    """The permissions of the platform caller ``caller`` (as the gate checked it): an API
+    token's, read in ``db``'s transaction (none once it is deleted), with ``VIEW`` (every token
+    reads); every permission for the configured credentials (their ids have no colon: they are
+    Basic user names)."""
+    if not caller.startswith(_ID_PREFIX):
+        return ALL_PERMISSIONS
+    row = db.get(ApiToken, caller)
+    return frozenset() if row is None else frozenset(row.permissions) | {"VIEW"}
+
+
 def create_token(
-    db: Session, services: Services, name: str, permissions: list[str]
+    db: Session, services: Services, caller: str, name: str, permissions: list[str]
 ) -> dict[str, Any]:
-    """A new token; the answer carries ``clientSecret``, which is never available again."""
+    """A new token; the answer carries ``clientSecret``, which is never available again. 403
+    ``PERMISSION_NOT_HELD`` when ``permissions`` has one the ``caller`` does not hold."""
+    lacking = sorted(set(permissions) - caller_permissions(db, caller))
+    if lacking:
+        raise Refusal(
+            403,
+            "PERMISSION_NOT_HELD",
+            "A token can only grant permissions its creator holds; this one lacks "
+            + ", ".join(lacking)
+            + ".",
+        )
     ident = uuid.uuid4()
     secret = secrets.token_hex(_SECRET_BYTES)
     salt = secrets.token_hex(16)
     now = services.clock.now()
     row = ApiToken(
-        id=f"Token:{ident}",
+        id=f"{_ID_PREFIX}{ident}",
         client_id=ident.hex,
         name=name,
         permissions=[p for p in ("VIEW", "TRANSACT", "MANAGE") if p in permissions],
@@ -116,10 +149,6 @@ def delete_token(db: Session, token_id: str) -> None:
         raise _missing()
 
 
-def _when(value: str | None, name: str) -> datetime | None:
-    return parse_datetime(value, name)
-
-
 def list_tokens(
     db: Session,
     request: PageRequest,
@@ -130,19 +159,23 @@ def list_tokens(
     updated_after: str | None = None,
     updated_before: str | None = None,
 ) -> dict[str, Any]:
-    """The tokens, oldest first; filters combine (bounds inclusive)."""
+    """The tokens, oldest first; filters combine (bounds inclusive, as the customer list's:
+    400 for a bound that is not ISO 8601 or has no UTC time)."""
     query = select(ApiToken)
     if name is not None:
         query = query.where(ApiToken.name == name)
-    for value, field, column, after in (
-        (created_after, "createdAfter", ApiToken.created_at, True),
-        (created_before, "createdBefore", ApiToken.created_at, False),
-        (updated_after, "updatedAfter", ApiToken.updated_at, True),
-        (updated_before, "updatedBefore", ApiToken.updated_at, False),
-    ):
-        moment = _when(value, field)
-        if moment is not None:
-            query = query.where(column >= moment if after else column <= moment)
+    query = created_between(
+        query,
+        ApiToken.created_at,
+        parse_datetime(created_after, "createdAfter"),
+        parse_datetime(created_before, "createdBefore"),
+    )
+    query = created_between(
+        query,
+        ApiToken.updated_at,
+        parse_datetime(updated_after, "updatedAfter"),
+        parse_datetime(updated_before, "updatedBefore"),
+    )
     return page(db, query, ApiToken, token_body, request)
 
 
@@ -166,6 +199,6 @@ def require_permission(permissions: frozenset[str], method: str, path: str) -> N
     (under the base path)."""
     if permissions >= ALL_PERMISSIONS or method.upper() in _READS:
         return
-    needed = "TRANSACT" if _TRANSACT.search(path) else "MANAGE"
+    needed = next((rule for pattern, rule in PERMISSION_RULES if pattern.search(path)), "MANAGE")
     if needed not in permissions:
         raise Refusal(403, "FORBIDDEN", f"This API token lacks the {needed} permission.")

@@ -13,7 +13,8 @@ decides what follows.
 Across processes on one database each attempt is made once: an event is claimed by a
 conditional ``UPDATE`` on its ``version`` (which also numbers the attempt and takes a lease of
 :data:`LEASE_SECONDS` real seconds), and its outcome is written only by the holder of that
-version. Every attempt is kept (``sandbox_webhook_attempts``).
+version. The newest attempts of each event are kept (``sandbox_webhook_attempts``, see
+``webhook_retention``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..db.engine import Database
 from ..db.tables_events import WebhookAttempt, WebhookEvent
 from ..ids import new_id
 from .incoming_approval import decide
+from .webhook_retention import prune_attempts
 from .webhooks import (
     APPROVAL,
     RETRY_HORIZON_SECONDS,
@@ -160,6 +162,7 @@ def _record(
             db.rollback()  # resent meanwhile: the attempt is kept, the event's new state stays
             outcome = "SUPERSEDED"
         _attempt_row(db, event, answer, outcome, now, next_at)
+        prune_attempts(db, event.id, event.attempts)
         db.commit()
     return outcome
 
@@ -181,7 +184,8 @@ def _attempt_row(
             status=answer.status,
             error=answer.error,
             outcome=outcome,
-            response_body=answer.body[:_KEPT_CHARACTERS] or None,
+            # Text every backend stores (PostgreSQL's text has no NUL).
+            response_body=answer.body[:_KEPT_CHARACTERS].replace("\x00", "\ufffd") or None,
             duration_ms=answer.duration_ms,
             next_at=next_at,
             created_at=datetime.fromtimestamp(now, timezone.utc),

@@ -39,6 +39,7 @@ from ..ids import new_id
 from ..models.names import published_resource
 from ..services import shared_secret
 from .platform_config import load_config
+from .webhook_retention import prune_events
 
 __all__ = [
     "APPROVAL",
@@ -219,7 +220,8 @@ def emit(
 ) -> str:
     """Record the event ``event_type`` with ``data`` (the full resource) in ``db``'s
     transaction; its first attempt is due at once, to the ``webhookEndpoint`` configured now.
-    Returns the event id (the body's ``id``, the same on every attempt)."""
+    Returns the event id (the body's ``id``, the same on every attempt). Older events past
+    ``webhook_retention.MAX_EVENTS`` are deleted in the same transaction."""
     endpoint = load_config(db).webhook_endpoint or None
     if db.info.get("names") == "published":
         data = published_resource(data)
@@ -248,4 +250,5 @@ def emit(
             updated_at=now,
         )
     )
+    prune_events(db)
     return event_id

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .fields import FreeForm
+
 __all__ = [
     "EventAttemptOut",
     "EventList",
@@ -18,11 +20,12 @@ __all__ = [
 
 class TriggerBody(BaseModel):
     """An event to emit: a published webhook type and, optionally, fields of ``data`` that
-    replace the sample resource's."""
+    replace the sample resource's (a free-form object within ``fields``' bounds: depth, members,
+    key and string lengths, size; no NUL, no lone surrogate)."""
 
     model_config = ConfigDict(extra="forbid")
     type: Annotated[str, Field(min_length=1, max_length=60)]
-    data: dict[str, Any] | None = None
+    data: FreeForm | None = None
 
 
 class TestWebhookOut(BaseModel):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .cards import CardTransactionOut
 from .customers import CurrencyAmount
+from .fields import check_free_form
 
 __all__ = [
     "ApproveBody",
@@ -40,7 +41,11 @@ class ApproveBody(BaseModel):
     """The platform's approval of an incoming payment: the receiver data it asked for."""
 
     model_config = ConfigDict(extra="ignore")
-    receiverCustomerInfo: dict[str, Annotated[str, Field(max_length=500)]] = {}
+    #: Field names to strings, within the free-form bounds (``fields``): no NUL, no lone
+    #: surrogate; the receiver's answer to an approval request is held to the same.
+    receiverCustomerInfo: Annotated[
+        dict[str, Annotated[str, Field(max_length=500)]], AfterValidator(check_free_form)
+    ] = {}
 
 
 class TransactionOut(BaseModel):
