@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -167,6 +168,18 @@ class Database:
         transaction around them: no ``BEGIN``, ``COMMIT`` or ``ROLLBACK`` round trips). Close
         it (``with``) before slow work: it holds one of the pool's connections."""
         return self._reads.connect()
+
+    @contextmanager
+    def writes(self) -> Iterator[Connection]:
+        """A connection for a few independent writes (a log's lines, a trim): on PostgreSQL
+        each statement commits on its own (no ``BEGIN`` or ``COMMIT`` round trips); on SQLite
+        they run in one transaction, committed when the block ends."""
+        if self.is_sqlite:
+            with self.engine.begin() as connection:
+                yield connection
+        else:
+            with self._reads.connect() as connection:
+                yield connection
 
     @property
     def postgres_dsn(self) -> str | None:
