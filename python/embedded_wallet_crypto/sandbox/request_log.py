@@ -115,9 +115,9 @@ class RequestLog:
         )
 
     def flush(self) -> None:
-        """Write the noted requests in one insert, then keep only the newest rows (one delete):
-        two statements outside a transaction (the cap is kept at every write, whichever
-        process wrote last)."""
+        """Write the noted requests (one insert, its rows batched), then keep only the newest
+        rows (one delete); on PostgreSQL outside a transaction (the cap is kept at every write,
+        whichever process wrote last)."""
         with self._writing:
             entries = []
             while self._pending:
@@ -136,7 +136,7 @@ class RequestLog:
                 for entry in entries
             ]
             with self.database.writes() as connection:
-                connection.execute(insert(RequestRecord).values(rows))
+                connection.execute(insert(RequestRecord), rows)  # one compiled statement
                 connection.execute(_TRIM)
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
