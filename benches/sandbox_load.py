@@ -4,7 +4,10 @@ side with a baseline checkout in the same run.
 One operation is a whole signed retry, the wallet export: ``POST /internal-accounts/{id}/export``
 with a fresh ``clientPublicKey`` (202, ``payloadToSign``), the stamp made with the session key,
 and the stamped retry (200, the sealed envelope). Client threads (one account and session each)
-run operations back to back for a fixed time (and at most a fixed count).
+run operations back to back for a fixed time (and at most a fixed count), each on one keep-alive
+connection through ``http.client`` (:class:`LightClient`; ``--client httpx`` for httpx, the
+client of the earlier tables, which spent about three times the CPU per operation on the same
+cores as the services).
 
 Rows: one process on SQLite, two processes on PostgreSQL (one database each row). Both commits
 run under plain uvicorn (``--factory``, one process per port, the client threads spread over the
@@ -41,6 +44,7 @@ from sandbox_services import (
     PLATFORM,
     Code,
     HostLoad,
+    LightClient,
     cpu_seconds,
     postgres_database,
     running_service,
@@ -138,11 +142,13 @@ def load(
     *,
     seconds: float = 0,
     operations: int = 0,
+    client: str = "light",
 ) -> Result:
     """Each wallet's thread runs exports back to back until ``seconds`` have passed or
     ``operations`` were run in all (either bound, or both: the first reached ends it); a few
     warm-up operations first, not counted. With several services (``base`` and ``pid`` lists),
-    wallet ``i`` talks to service ``i mod n``, as behind a load balancer."""
+    wallet ``i`` talks to service ``i mod n``, as behind a load balancer. ``client``: the
+    threads' HTTP client, ``"light"`` (:class:`LightClient`) or ``"httpx"``."""
     import httpx
 
     if not (seconds > 0 or operations > 0):
@@ -161,7 +167,13 @@ def load(
     start_gate = threading.Barrier(len(wallets) + 1, action=open_gate)
 
     def worker(index: int) -> None:
-        with httpx.Client(base_url=bases[index % len(bases)], auth=PLATFORM, timeout=60) as api:
+        url = bases[index % len(bases)]
+        api_client: Any = (
+            LightClient(url)
+            if client == "light"
+            else httpx.Client(base_url=url, auth=PLATFORM, timeout=60)
+        )
+        with api_client as api:
             for _ in range(2):
                 export_once(api, wallets[index])
             start_gate.wait()
@@ -266,6 +278,7 @@ def measure(
     max_operations: int,
     clients: int,
     rounds: int = 1,
+    client: str = "light",
 ) -> list[str]:
     """The table's rows. ``codes``: the baseline first (the ratios' reference), then this
     checkout; ``databases``: (name, a function giving a fresh database URL, processes). Each
@@ -287,7 +300,7 @@ def measure(
                 wallets = prepare(service.bases[0], clients)
                 result = load(
                     service.bases, service.pids, wallets,
-                    seconds=seconds, operations=max_operations,
+                    seconds=seconds, operations=max_operations, client=client,
                 )  # fmt: skip
             results[run] = results[run] + result if run in results else result
             print(
@@ -318,6 +331,13 @@ def main() -> int:
     parser.add_argument("--max-operations", type=int, default=20000, help="per row and round")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument(
+        "--client",
+        choices=("light", "httpx"),
+        default="light",
+        help="the load threads' HTTP client: http.client (light, the default) or httpx (the "
+        "client of the earlier tables)",
+    )
     args = parser.parse_args()
     codes = [Code("this checkout")]
     if args.baseline is not None:
@@ -347,6 +367,7 @@ def main() -> int:
             rows = measure(
                 codes, databases, Path(tmp), seconds=args.seconds,
                 max_operations=args.max_operations, clients=args.clients, rounds=args.rounds,
+                client=args.client,
             )  # fmt: skip
         finally:
             if postgres is not None:

@@ -1,12 +1,16 @@
 """The sandbox services the load benchmarks start: under plain uvicorn (``--factory`` on
 :func:`make_app`) or through ``ewc serve``, from this checkout or from another one (a baseline
-commit, its native extension built), on 127.0.0.1 only, always stopped at the end.
+commit, its native extension built), on 127.0.0.1 only, always stopped at the end; and the
+load loop's lean HTTP client (:class:`LightClient`).
 
 Used by ``sandbox_load.py`` and ``serve_latency.py``.
 """
 
 from __future__ import annotations
 
+import base64
+import http.client
+import json as json_module
 import os
 import resource
 import signal
@@ -19,6 +23,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 PLATFORM = ("bench-platform", "bench-platform-secret")
@@ -243,3 +248,47 @@ class HostLoad:
             f"{elapsed:.0f} s run, other processes used {other:.0f} CPU s "
             f"({other / elapsed:.2f} cores on average)"
         )
+
+
+class Answer:
+    """One answer of :class:`LightClient`: the status and the body."""
+
+    def __init__(self, status_code: int, content: bytes) -> None:
+        self.status_code = status_code
+        self.content = content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json_module.loads(self.content)
+
+
+class LightClient:
+    """The load loop's HTTP client: one keep-alive connection (``http.client``), the platform's
+    Basic credentials on every request, JSON bodies. The load threads share the host's cores
+    with the services, so the client is kept lean; ``prepare`` still uses httpx."""
+
+    def __init__(self, base: str, timeout: float = 60) -> None:
+        parts = urlsplit(base)
+        self.prefix = parts.path
+        self.connection = http.client.HTTPConnection(
+            parts.hostname or "", parts.port, timeout=timeout
+        )
+        token = base64.b64encode(f"{PLATFORM[0]}:{PLATFORM[1]}".encode()).decode()
+        self.headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
+
+    def post(self, path: str, json: Any, headers: dict[str, str] | None = None) -> Answer:
+        body = json_module.dumps(json).encode()
+        self.connection.request(
+            "POST", self.prefix + path, body, {**self.headers, **(headers or {})}
+        )
+        response = self.connection.getresponse()
+        return Answer(response.status, response.read())
+
+    def __enter__(self) -> LightClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.connection.close()

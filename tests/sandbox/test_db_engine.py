@@ -1,9 +1,12 @@
 """The sandbox's engine on PostgreSQL: a pooled connection that sat unused is tested before it
 is handed out (``db.engine.PING_AFTER_IDLE_SECONDS``), so one the server dropped meanwhile (a
 restart, an idle timeout) is replaced instead of failing the request that drew it; one in
-steady use is not tested (the round trip would double a short request's)."""
+steady use is not tested (the round trip would double a short request's). Single statements
+(``reads()``, ``writes()``) run outside a transaction, on a pool of their own."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -46,3 +49,46 @@ def test_a_dropped_idle_connection_is_replaced_and_a_busy_one_is_not_pinged(
                 assert connection.execute(_PID).scalar() not in (pid, replaced)
         finally:
             database.dispose()
+
+
+def _rows(dsn: str) -> int:
+    with psycopg.connect(dsn) as other:
+        row = other.execute("SELECT count(*) FROM ewc_engine_probe").fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def test_single_statements_commit_on_their_own_and_sessions_in_one_transaction() -> None:
+    """``reads()`` and ``writes()`` run each statement outside a transaction on PostgreSQL (a
+    row written is seen by another connection before the block ends), on connections of their
+    own pool; an ORM session's work stays in its transaction until the commit."""
+    with running_postgres() as server:
+        database = Database(server.dsn)
+        try:
+            with database.writes() as connection:
+                connection.execute(text("CREATE TABLE ewc_engine_probe (n INTEGER)"))
+                connection.execute(text("INSERT INTO ewc_engine_probe VALUES (1)"))
+                assert _rows(server.dsn) == 1  # committed already
+            with database.reads() as connection:
+                assert connection.connection.driver_connection.autocommit is True
+            with database.sessions() as db:
+                db.execute(text("INSERT INTO ewc_engine_probe VALUES (2)"))
+                assert _rows(server.dsn) == 1  # not yet: in the session's transaction
+                db.commit()
+            assert _rows(server.dsn) == 2
+            with database.engine.connect() as connection:  # the transactions' pool as it was
+                assert connection.connection.driver_connection.autocommit is False
+        finally:
+            database.dispose()
+
+
+def test_writes_on_sqlite_commit_when_the_block_ends(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'probe.db'}")
+    try:
+        with database.writes() as connection:
+            connection.execute(text("CREATE TABLE probe (n INTEGER)"))
+            connection.execute(text("INSERT INTO probe VALUES (1)"))
+        with database.reads() as connection:
+            assert connection.execute(text("SELECT count(*) FROM probe")).scalar() == 1
+    finally:
+        database.dispose()

@@ -3,7 +3,7 @@ counters in one row of the database, read by every process at the start of each 
 
 What one process is told (move the clock, arm a fault) another process on the same database
 learns at its next request: :func:`refresh` reads the row and the armed faults in one short
-transaction, off the event loop, and copies the offset into the process's clock.
+statement (no transaction), off the event loop, and copies the offset into the process's clock.
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ _STATE = (
 
 
 def refresh(database: Database) -> Snapshot:
-    """Read the offset and the armed faults, and set this process's clock: one statement on a
-    bare connection (no ORM session: this runs before every request of the sandbox)."""
-    with database.engine.connect() as connection:
+    """Read the offset and the armed faults, and set this process's clock: one statement
+    outside a transaction (:meth:`~.db.engine.Database.reads`: no ORM session, no ``BEGIN`` or
+    ``ROLLBACK`` round trips; this runs before every request of the sandbox)."""
+    with database.reads() as connection:
         rows = connection.execute(_STATE).all()
-        connection.rollback()
     offset = float(rows[0][0]) if rows else 0.0
     set_offset(offset)
     return Snapshot(offset, frozenset(row[1] for row in rows if row[1] is not None))

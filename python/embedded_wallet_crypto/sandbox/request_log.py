@@ -108,6 +108,17 @@ def error_code(body: bytes) -> str | None:
     return code[:100] if isinstance(code, str) else None
 
 
+#: Delete all but the newest :data:`MAX_RECORDS` rows (nothing while there are fewer).
+_TRIM = delete(RequestRecord).where(
+    RequestRecord.id
+    < select(RequestRecord.id)
+    .order_by(RequestRecord.id.desc())
+    .offset(MAX_RECORDS - 1)
+    .limit(1)
+    .scalar_subquery()
+)
+
+
 @dataclass(frozen=True)
 class _Entry:
     at: datetime
@@ -135,37 +146,29 @@ class RequestLog:
         )
 
     def flush(self) -> None:
-        """Write the noted requests in one insert, and keep only the newest rows."""
+        """Write the noted requests (one insert, its rows batched), then keep only the newest
+        rows (one delete); on PostgreSQL outside a transaction (the cap is kept at every write,
+        whichever process wrote last)."""
         with self._writing:
             entries = []
             while self._pending:
                 entries.append(self._pending.popleft())
             if not entries:
                 return
-            with self.database.sessions() as db:
-                db.execute(
-                    insert(RequestRecord),
-                    [
-                        {
-                            "at": entry.at,
-                            "method": entry.method,
-                            "path": entry.path,
-                            "status": entry.status,
-                            "duration_ms": entry.duration_ms,
-                            "code": entry.code,
-                        }
-                        for entry in entries
-                    ],
-                )
-                newest = db.scalar(
-                    select(RequestRecord.id)
-                    .order_by(RequestRecord.id.desc())
-                    .offset(MAX_RECORDS - 1)
-                    .limit(1)
-                )
-                if newest is not None:
-                    db.execute(delete(RequestRecord).where(RequestRecord.id < newest))
-                db.commit()
+            rows = [
+                {
+                    "at": entry.at,
+                    "method": entry.method,
+                    "path": entry.path,
+                    "status": entry.status,
+                    "duration_ms": entry.duration_ms,
+                    "code": entry.code,
+                }
+                for entry in entries
+            ]
+            with self.database.writes() as connection:
+                connection.execute(insert(RequestRecord), rows)  # one compiled statement
+                connection.execute(_TRIM)
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` requests, newest first (this process's written first)."""

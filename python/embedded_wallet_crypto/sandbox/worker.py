@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -128,19 +128,21 @@ def _take(db: Session, transaction_id: str, version: int) -> bool:
     return getattr(taken, "rowcount", 0) == 1
 
 
+#: The transactions with a step due at ``now``, the most due first.
+_DUE = (
+    select(Transaction.id, Transaction.version)
+    .where(Transaction.next_at <= bindparam("now"))
+    .order_by(Transaction.next_at)
+    .limit(BATCH)
+)
+
+
 def advance_due(database: Database) -> int:
     """Apply every due step of every transaction; returns how many transactions moved."""
     now = Clock.time()
     moved = 0
-    with database.sessions() as db:
-        due = list(
-            db.execute(
-                select(Transaction.id, Transaction.version)
-                .where(Transaction.next_at <= now)
-                .order_by(Transaction.next_at)
-                .limit(BATCH)
-            ).all()
-        )
+    with database.reads() as connection:  # every tick: one statement, no transaction
+        due = list(connection.execute(_DUE, {"now": now}).all())
     for transaction_id, version in due:
         try:
             moved += _advance(database, transaction_id, version, now)

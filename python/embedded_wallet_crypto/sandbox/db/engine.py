@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -151,22 +152,41 @@ class Database:
                     "pip install 'embedded-wallet-crypto[postgres]'"
                 ) from None
             self.engine = create_engine(url, pool_size=10, max_overflow=20)
-            event.listen(self.engine, "checkin", _returned)
-            event.listen(self.engine, "checkout", _ping_if_idle(self.engine.dialect))
+            # The statements outside a transaction (reads(), writes()) get a pool of their own
+            # whose connections are in autocommit from the start: switching a pooled
+            # connection to AUTOCOMMIT and back at each checkout cost more than the statement.
+            self._autocommit = create_engine(
+                url,
+                pool_size=5,
+                max_overflow=20,
+                isolation_level="AUTOCOMMIT",
+                pool_reset_on_return=None,  # no transaction is ever left open to roll back
+            )
+            for engine in (self.engine, self._autocommit):
+                event.listen(engine, "checkin", _returned)
+                event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
-        # SQLite's driver begins no transaction for a SELECT: the engine as it is (setting and
-        # resetting AUTOCOMMIT on every checkout would be work for nothing).
-        self._reads = (
-            self.engine
-            if self.is_sqlite
-            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
-        )
+        # SQLite's driver begins no transaction for a SELECT: the engine as it is.
+        if self.is_sqlite:
+            self._autocommit = self.engine
 
     def reads(self) -> Connection:
         """A connection for a request that only reads, each statement atomic on its own (no
         transaction around them: no ``BEGIN``, ``COMMIT`` or ``ROLLBACK`` round trips). Close
         it (``with``) before slow work: it holds one of the pool's connections."""
-        return self._reads.connect()
+        return self._autocommit.connect()
+
+    @contextmanager
+    def writes(self) -> Iterator[Connection]:
+        """A connection for a few independent writes (a log's lines, a trim): on PostgreSQL
+        each statement commits on its own (no ``BEGIN`` or ``COMMIT`` round trips); on SQLite
+        they run in one transaction, committed when the block ends."""
+        if self.is_sqlite:
+            with self.engine.begin() as connection:
+                yield connection
+        else:
+            with self._autocommit.connect() as connection:
+                yield connection
 
     @property
     def postgres_dsn(self) -> str | None:
@@ -193,6 +213,8 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._autocommit is not self.engine:
+            self._autocommit.dispose()
 
 
 def _added_indexes(connection: Connection) -> None:

@@ -219,9 +219,9 @@ def _import(db: Session, job: BulkImportJob) -> None:
 def import_due(database: Database) -> int:
     """Import the pending jobs (a few per call); returns how many were imported."""
     done = 0
-    with database.sessions() as db:
+    with database.reads() as connection:  # every tick: one statement, no transaction
         pending = list(
-            db.scalars(
+            connection.scalars(
                 select(BulkImportJob.id)
                 .where(BulkImportJob.status == "PENDING")
                 .order_by(BulkImportJob.created_at)

@@ -194,8 +194,8 @@ def _attempt_row(
 
 
 def _due(database: Database, now: float) -> list[tuple[str, int]]:
-    with database.sessions() as db:
-        rows = db.execute(
+    with database.reads() as connection:  # every tick: one statement, no transaction
+        rows = connection.execute(
             select(WebhookEvent.id, WebhookEvent.version)
             .where(WebhookEvent.state == "PENDING")
             .where(WebhookEvent.next_at <= now)
