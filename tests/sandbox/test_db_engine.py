@@ -14,7 +14,7 @@ from _postgres_server import running_postgres
 from embedded_wallet_crypto.sandbox.db import engine
 from embedded_wallet_crypto.sandbox.db.engine import Database
 from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 _PID = text("SELECT pg_backend_pid()")
 
@@ -90,5 +90,22 @@ def test_writes_on_sqlite_commit_when_the_block_ends(tmp_path: Path) -> None:
             connection.execute(text("INSERT INTO probe VALUES (1)"))
         with database.reads() as connection:
             assert connection.execute(text("SELECT count(*) FROM probe")).scalar() == 1
+    finally:
+        database.dispose()
+
+
+def test_a_database_error_never_shows_the_values_bound(tmp_path: Path) -> None:
+    """A failed statement's message (which ends up in the service's log) names the statement but
+    not the values bound to it: a row may hold a secret (a sealed key, a code's hash)."""
+    database = Database(f"sqlite:///{tmp_path / 'probe.db'}")
+    secret = "s3cr3t-value-that-must-not-be-logged"
+    try:
+        with database.writes() as connection:
+            connection.execute(text("CREATE TABLE probe (n TEXT PRIMARY KEY)"))
+            connection.execute(text("INSERT INTO probe VALUES (:n)"), {"n": secret})
+        with pytest.raises(IntegrityError) as caught, database.writes() as connection:
+            connection.execute(text("INSERT INTO probe VALUES (:n)"), {"n": secret})
+        assert secret not in str(caught.value)
+        assert "INSERT INTO probe" in str(caught.value)
     finally:
         database.dispose()

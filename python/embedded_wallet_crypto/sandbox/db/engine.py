@@ -139,7 +139,9 @@ class Database:
             self.sqlite_path = Path(url.database).resolve()
             self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
             self.engine: Engine = create_engine(
-                url, connect_args={"check_same_thread": False, "timeout": 10}
+                url,
+                connect_args={"check_same_thread": False, "timeout": 10},
+                hide_parameters=True,  # a database error's message never shows a row's values
             )
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "before_cursor_execute", _refuse_nul, retval=True)
@@ -151,7 +153,7 @@ class Database:
                     "a postgresql:// database needs psycopg 3: "
                     "pip install 'embedded-wallet-crypto[postgres]'"
                 ) from None
-            self.engine = create_engine(url, pool_size=10, max_overflow=20)
+            self.engine = create_engine(url, pool_size=10, max_overflow=20, hide_parameters=True)
             # The statements outside a transaction (reads(), writes()) get a pool of their own
             # whose connections are in autocommit from the start: switching a pooled
             # connection to AUTOCOMMIT and back at each checkout cost more than the statement.
@@ -161,6 +163,7 @@ class Database:
                 max_overflow=20,
                 isolation_level="AUTOCOMMIT",
                 pool_reset_on_return=None,  # no transaction is ever left open to roll back
+                hide_parameters=True,
             )
             for engine in (self.engine, self._autocommit):
                 event.listen(engine, "checkin", _returned)
