@@ -25,7 +25,6 @@ from ._server import SandboxServer
 from .test_kyc import PERSON, _upload
 from .test_sca import eu_customer
 
-
 _CENTS = 5_000_000  # what a mint of 50000000000 units takes
 
 
