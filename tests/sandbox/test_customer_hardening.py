@@ -166,6 +166,9 @@ def test_an_sms_reset_changes_the_number_as_a_patch_does(
         assert verified.status_code == 400, verified.text
         return
     assert verified.json()["contactVerification"]["phone"] == "VERIFIED", verified.text
+    wallet = client.wallet_of(customer_id)
+    sms = {"type": "SMS_OTP", "accountId": wallet}
+    assert client.post("/auth/credentials", sms).status_code == 201
     started = client.post("/sca/factors/reset", {"factor": "SMS_OTP"}, params=params)
     assert started.status_code == 201, started.text
     reset = started.json()["resetId"]
@@ -175,6 +178,8 @@ def test_an_sms_reset_changes_the_number_as_a_patch_does(
     assert done.status_code == 204, done.text
     customer = client.get(f"/customers/{customer_id}").json()
     assert customer["phoneNumber"] == new["countryCode"] + new["number"]
+    listed = client.get("/auth/credentials", params={"accountId": wallet}).json()["data"]
+    assert [c["nickname"] for c in listed] == [customer["phoneNumber"]]  # the credential follows
     again = client.post(f"/customers/{customer_id}/verify-phone")
     assert again.status_code == 204, again.text  # PENDING again
     twice = client.post(f"/sca/factors/reset/{reset}/complete", body, params=params)
