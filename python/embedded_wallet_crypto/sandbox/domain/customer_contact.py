@@ -13,7 +13,7 @@ puts the contact's verification back to ``PENDING`` (``domain.contact_verificati
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ...signed_retry import Operation, VerifiedRetry
@@ -93,12 +93,16 @@ def contact_step(
 
 
 def _taken(db: Session, kind: str, value: str, tied: list[AuthMethod]) -> str | None:
-    """The id of another account's ``kind`` credential that has ``value``, if any."""
+    """The id of another account's ``kind`` credential that has ``value`` (an email address
+    compared without case), if any."""
+    subject = AuthMethod.subject == value
+    if kind == "EMAIL_OTP":
+        subject = func.lower(AuthMethod.subject) == value.lower()
     return db.scalar(
         select(AuthMethod.id)
         .where(
             AuthMethod.type == kind,
-            AuthMethod.subject == value,
+            subject,
             AuthMethod.id.not_in([credential.id for credential in tied]),
         )
         .limit(1)
