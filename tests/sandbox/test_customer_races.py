@@ -147,3 +147,18 @@ def test_one_email_goes_to_one_customer(
         doubled += len(holders) > 1
     assert doubled == 0, outcomes
     assert outcomes == {"200": ROUNDS, "409 EMAIL_OTP_EMAIL_ALREADY_EXISTS": ROUNDS}, outcomes
+
+
+def test_an_email_is_taken_whatever_its_case(
+    clients: list[SandboxClient], pair: tuple[SandboxServer, SandboxServer]
+) -> None:
+    wallets = [_ContactWallet(clients[i], pair[i]) for i in range(2)]
+    key = wallets[0].first_login("EMAIL_OTP")[1]
+    wallets[1].first_login("EMAIL_OTP")
+    shared = f"{uuid.uuid4().hex[:12]}@Example.com"
+    path, body, headers = _patched(wallets[0], key, shared)
+    taken = wallets[0].client.request("PATCH", path, json=body, headers=headers)
+    assert taken.status_code == 200, taken.text
+    again = {"customerType": "INDIVIDUAL", "email": shared.lower()}
+    refused = clients[1].request("PATCH", f"/customers/{wallets[1].customer_id}", json=again)
+    assert _outcome(refused, 202) == "409 EMAIL_OTP_EMAIL_ALREADY_EXISTS", refused.text
