@@ -195,7 +195,7 @@ def test_outside_the_eea(client: SandboxClient, method: str, path: str, body: An
     answer = client.request(method, path, json=body, params={"customerId": customer_id})
     assert (answer.status_code, answer.json()["code"]) == (409, "SCA_NOT_REQUIRED"), answer.text
     missing = client.request(method, path, json=body, params={"customerId": "Customer:nobody"})
-    assert (missing.status_code, missing.json()["code"]) == (404, "NOT_FOUND")
+    assert (missing.status_code, missing.json()["code"]) == (404, "USER_NOT_FOUND")
 
 
 @pytest.mark.parametrize(

@@ -156,10 +156,13 @@ MAPPED: dict[tuple[int, str], str] = {
             "ALREADY_VERIFIED",
             "CARD_ALREADY_CLOSED",
             "CARD_NOT_MUTABLE",
+            "COLLECTION_LIMIT_REACHED",
+            "CONTACT_CHANGED",
             "CONTACT_VERIFICATION_NOT_REQUIRED",
             "DELEGATED_KEY_ALREADY_ACTIVE",
             "INVALID_STATE_TRANSITION",
             "NO_PENDING_CHALLENGE",
+            "RESET_ALREADY_COMPLETED",
             "SCA_NOT_REQUIRED",
         )
     },

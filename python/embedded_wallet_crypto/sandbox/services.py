@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -65,11 +66,17 @@ def _https(issuer: str) -> str:
     return issuer if "://" in issuer else f"https://{issuer}"
 
 
+#: The mail directory keeps at most this many emails: past it, the oldest are removed.
+MAX_OUTBOX_FILES = 10_000
+
+
 class Mailer:
-    """Writes each email as one RFC 5322 file into the mail directory."""
+    """Writes each email as one RFC 5322 file into the mail directory, which keeps the newest
+    :data:`MAX_OUTBOX_FILES` (the names sort by the time they were written)."""
 
     def __init__(self, settings: Settings) -> None:
         self.directory = settings.mail_dir
+        self.max_files = MAX_OUTBOX_FILES
 
     def send(self, to: str, subject: str, body: str) -> None:
         message = EmailMessage()
@@ -84,6 +91,14 @@ class Mailer:
         temporary = self.directory / (name + ".tmp")
         temporary.write_bytes(bytes(message))
         temporary.replace(self.directory / name)  # readers never see half a message
+        self._prune()
+
+    def _prune(self) -> None:
+        """Remove the oldest emails past the cap (another process may remove one first)."""
+        with os.scandir(self.directory) as entries:
+            names = sorted(entry.name for entry in entries if entry.name.endswith(".eml"))
+        for old in names[: max(0, len(names) - self.max_files)]:
+            (self.directory / old).unlink(missing_ok=True)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from ..models.kyc import (
     BeneficialOwnerOut,
     BeneficialOwnerUpdate,
 )
-from .common import PathId, answer, error_responses
+from .common import PathId, answer, cap_response, error_responses
 
 __all__ = ["router"]
 
@@ -31,7 +31,7 @@ router = APIRouter(
     "/beneficial-owners",
     status_code=201,
     response_model=BeneficialOwnerOut,
-    responses=error_responses(404),
+    responses={**error_responses(404), **cap_response("beneficial owners of the customer")},
 )
 def create_beneficial_owner(body: BeneficialOwnerCreate, db: Db, services: Svc) -> JSONResponse:
     """Add a beneficial owner to a BUSINESS customer (the owners' shares stay <= 100%)."""

@@ -23,6 +23,7 @@ __all__ = [
     "PathId",
     "Sort",
     "answer",
+    "cap_response",
     "error_responses",
     "idempotent",
     "reply",
@@ -45,6 +46,16 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The OpenAPI ``responses`` entries of these error statuses (for a router or a route)."""
     return {
         status: {"model": ErrorOut, "description": _DESCRIPTIONS[status]} for status in statuses
+    }
+
+
+def cap_response(what: str) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI 409 of an insert past a collection's cap (``COLLECTION_LIMIT_REACHED``)."""
+    return {
+        409: {
+            "model": ErrorOut,
+            "description": f"COLLECTION_LIMIT_REACHED: the {what} are at their cap.",
+        }
     }
 
 

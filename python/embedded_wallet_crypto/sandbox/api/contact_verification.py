@@ -17,7 +17,10 @@ from .common import PathId, answer, error_responses
 __all__ = ["router"]
 
 _CONFLICT: dict[int | str, dict[str, Any]] = {
-    409: {"description": "CONTACT_VERIFICATION_NOT_REQUIRED (outside the EEA) or ALREADY_VERIFIED."}
+    409: {
+        "description": "CONTACT_VERIFICATION_NOT_REQUIRED (outside the EEA), ALREADY_VERIFIED, "
+        "or CONTACT_CHANGED (the contact changed while its code was checked)."
+    }
 }
 router = APIRouter(
     tags=["Contact Verification"],

@@ -19,7 +19,7 @@ from ..models.kyc import (
     DocumentType,
     DocumentUploadForm,
 )
-from .common import PathId, answer, error_responses
+from .common import PathId, answer, cap_response, error_responses
 from .multipart import Form, read_form, validated
 
 __all__ = ["router"]
@@ -73,7 +73,7 @@ _Form = Annotated[Form, Depends(read_form)]
     "/documents",
     status_code=201,
     response_model=DocumentOut,
-    responses=error_responses(404, 413),
+    responses={**error_responses(404, 413), **cap_response("documents of the holder")},
     openapi_extra=_form_body(holder=True),
 )
 def upload_document(form: _Form, db: Db, services: Svc) -> JSONResponse:

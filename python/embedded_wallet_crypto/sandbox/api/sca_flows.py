@@ -28,7 +28,10 @@ from .sca import CustomerId
 __all__ = ["router"]
 
 _CONFLICT: dict[int | str, dict[str, Any]] = {
-    409: {"description": "SCA_NOT_REQUIRED, or NO_PENDING_CHALLENGE (quotes)."}
+    409: {
+        "description": "SCA_NOT_REQUIRED, NO_PENDING_CHALLENGE (quotes), or "
+        "RESET_ALREADY_COMPLETED (a reset completes once)."
+    }
 }
 router = APIRouter(
     tags=["Strong Customer Authentication"],

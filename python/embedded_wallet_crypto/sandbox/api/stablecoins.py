@@ -60,22 +60,19 @@ def link_provider_account(
         db,
         platform,
         keyed,
-        lambda: stablecoin_links.link_provider_account(db, services, platform, body),
+        lambda: stablecoin_links.link_provider_account(db, services, body),
     )
 
 
 @router.get("/stablecoin-provider-accounts", response_model=ProviderAccountList)
 def list_provider_accounts(
-    platform: Platform,
     db: Db,
     paging: Paging,
     provider: _Provider = None,
     status: Annotated[Literal["ACTIVE", "INVALID", "REVOKED"] | None, Query()] = None,
 ) -> JSONResponse:
     """The platform's provider account links, oldest first."""
-    listed = stablecoin_links.list_provider_accounts(
-        db, platform, paging, provider=provider, status=status
-    )
+    listed = stablecoin_links.list_provider_accounts(db, paging, provider=provider, status=status)
     return answer(db, listed)
 
 
@@ -83,11 +80,9 @@ def list_provider_accounts(
     "/stablecoin-provider-accounts/{stablecoinProviderAccountId}",
     response_model=ProviderAccountOut,
 )
-def get_provider_account(
-    stablecoinProviderAccountId: PathId, platform: Platform, db: Db
-) -> JSONResponse:
+def get_provider_account(stablecoinProviderAccountId: PathId, db: Db) -> JSONResponse:
     """One provider account link."""
-    found = stablecoin_links.find_provider_account(db, platform, stablecoinProviderAccountId)
+    found = stablecoin_links.find_provider_account(db, stablecoinProviderAccountId)
     return answer(db, found)
 
 
@@ -102,13 +97,12 @@ def register_stablecoin(
         db,
         platform,
         keyed,
-        lambda: stablecoin_links.register_stablecoin(db, services, platform, body),
+        lambda: stablecoin_links.register_stablecoin(db, services, body),
     )
 
 
 @router.get("/stablecoins", response_model=StablecoinList)
 def list_stablecoins(
-    platform: Platform,
     db: Db,
     paging: Paging,
     issuanceStatus: Annotated[
@@ -127,14 +121,14 @@ def list_stablecoins(
         "gridOperationsStatus": gridOperationsStatus,
         "provider": provider,
     }
-    listed = stablecoin_links.list_stablecoins(db, platform, paging.ordered("desc"), filters)
+    listed = stablecoin_links.list_stablecoins(db, paging.ordered("desc"), filters)
     return answer(db, listed)
 
 
 @router.get("/stablecoins/{stablecoinId}", response_model=StablecoinOut)
-def get_stablecoin(stablecoinId: PathId, platform: Platform, db: Db) -> JSONResponse:
+def get_stablecoin(stablecoinId: PathId, db: Db) -> JSONResponse:
     """One stablecoin."""
-    return answer(db, stablecoin_links.find_stablecoin(db, platform, stablecoinId))
+    return answer(db, stablecoin_links.find_stablecoin(db, stablecoinId))
 
 
 @router.post(
@@ -153,7 +147,7 @@ def mint(
 ) -> JSONResponse:
     """Mint: completes at once (adding to the supply), or waits for a wire."""
     return _keyed_once(
-        db, platform, keyed, lambda: stablecoins.mint(db, services, platform, stablecoinId, body)
+        db, platform, keyed, lambda: stablecoins.mint(db, services, stablecoinId, body)
     )
 
 
@@ -173,26 +167,23 @@ def burn(
 ) -> JSONResponse:
     """Burn: never more than the supply (400 INSUFFICIENT_SUPPLY)."""
     return _keyed_once(
-        db, platform, keyed, lambda: stablecoins.burn(db, services, platform, stablecoinId, body)
+        db, platform, keyed, lambda: stablecoins.burn(db, services, stablecoinId, body)
     )
 
 
 @router.get("/stablecoins/{stablecoinId}/operations", response_model=StablecoinOperationList)
 def list_operations(
     stablecoinId: PathId,
-    platform: Platform,
     db: Db,
     paging: Paging,
     operationType: Annotated[Literal["MINT", "BURN"] | None, Query()] = None,
 ) -> JSONResponse:
     """A stablecoin's mints and burns, most recent first."""
-    listed = stablecoins.list_operations(
-        db, platform, stablecoinId, paging.ordered("desc"), operationType
-    )
+    listed = stablecoins.list_operations(db, stablecoinId, paging.ordered("desc"), operationType)
     return answer(db, listed)
 
 
 @router.get("/stablecoin-operations/{stablecoinOperationId}", response_model=StablecoinOperationOut)
-def get_operation(stablecoinOperationId: PathId, platform: Platform, db: Db) -> JSONResponse:
+def get_operation(stablecoinOperationId: PathId, db: Db) -> JSONResponse:
     """One mint or burn."""
-    return answer(db, stablecoins.find_operation(db, platform, stablecoinOperationId))
+    return answer(db, stablecoins.find_operation(db, stablecoinOperationId))

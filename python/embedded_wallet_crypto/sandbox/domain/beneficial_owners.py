@@ -8,6 +8,10 @@ and processes. An owner's ``kycStatus`` is decided at once, and again when its `
 changes, as ``POST /verifications`` decides a person's KYC (``domain.verifications``): the last 3
 characters of ``lastName`` ``001`` PENDING, ``002`` REJECTED, else APPROVED; always PENDING in
 production.
+
+A customer has at most 25 beneficial owners (409 ``COLLECTION_LIMIT_REACHED``, counted under
+the same lock). A deleted customer's owners can be read but not added or changed (404
+``USER_NOT_FOUND``).
 """
 
 from __future__ import annotations
@@ -18,14 +22,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..clock import iso
-from ..db.engine import lock
 from ..db.pages import PageRequest, page
 from ..db.tables_kyc import BeneficialOwner
 from ..db.tables_wallet import Customer
 from ..ids import new_id
 from ..models.kyc import BeneficialOwnerCreate, BeneficialOwnerUpdate
 from ..services import Services
+from .collection_caps import MAX_BENEFICIAL_OWNERS, ensure_room
 from .errors import Refusal, invalid, not_found
+from .live_customers import live_customer
 from .verifications import kyc_status
 
 __all__ = [
@@ -54,9 +59,8 @@ def beneficial_owner_body(row: BeneficialOwner) -> dict[str, Any]:
 
 
 def _business(db: Session, customer_id: str) -> Customer:
-    customer = db.get(Customer, customer_id)
-    if customer is None:
-        raise not_found("No customer has this id.", "USER_NOT_FOUND")
+    """The live business customer, its row locked until the transaction ends."""
+    customer = live_customer(db, customer_id, locked=True)
     if customer.customer_type != "BUSINESS":
         raise invalid("Beneficial owners belong to BUSINESS customers only.")
     return customer
@@ -64,7 +68,6 @@ def _business(db: Session, customer_id: str) -> Customer:
 
 def _check_total(db: Session, customer: Customer, added: int, without: str | None) -> None:
     """With the customer's row locked: the other owners' share plus ``added`` stays <= 100."""
-    lock(db, customer)
     query = select(func.coalesce(func.sum(BeneficialOwner.ownership_percentage), 0)).where(
         BeneficialOwner.customer_id == customer.id
     )
@@ -82,6 +85,8 @@ def create_beneficial_owner(
     db: Session, services: Services, body: BeneficialOwnerCreate
 ) -> dict[str, Any]:
     customer = _business(db, body.customerId)
+    owners = select(BeneficialOwner.id).where(BeneficialOwner.customer_id == customer.id)
+    ensure_room(db, owners, MAX_BENEFICIAL_OWNERS, "beneficial owners per customer")
     _check_total(db, customer, body.ownershipPercentage, None)
     now = services.clock.now()
     row = BeneficialOwner(
@@ -116,9 +121,8 @@ def update_beneficial_owner(
     row = db.get(BeneficialOwner, owner_id)
     if row is None:
         raise _missing()
+    customer = live_customer(db, row.customer_id, locked=True)
     if body.ownershipPercentage is not None:
-        customer = db.get(Customer, row.customer_id)
-        assert customer is not None  # a foreign key
         _check_total(db, customer, body.ownershipPercentage, row.id)
         row.ownership_percentage = body.ownershipPercentage
     if body.roles is not None:

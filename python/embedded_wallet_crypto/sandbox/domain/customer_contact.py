@@ -5,23 +5,27 @@ updates every such credential with the customer.
 
 Built on the library's ``ewc.signed_retry``: the operations that add those credentials
 (``ACTIVITY_TYPE_UPDATE_USER_EMAIL``, ``ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER``) are the
-contact updates themselves. Decided under the customer's row lock (held by the caller) and the
-wallet's, in the transaction that commits the change; the signed step itself comes before
-the lock."""
+contact updates themselves. Decided under the customer's row lock (held by the caller), the
+contact lock (the platform's configuration row: of two customers taking one address at once,
+the second sees the first's credential and is refused 409) and the wallet's, in the
+transaction that commits the change; the signed step itself comes before the locks. A change
+puts the contact's verification back to ``PENDING`` (``domain.contact_verification``)."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ...signed_retry import Operation, VerifiedRetry
 from ..db.tables_wallet import AuthMethod, Customer, InternalAccount
 from ..models.customer_ops import CustomerUpdate
 from ..services import Services
+from .collection_caps import lock_platform
+from .contact_verification import contact_changed
 from .errors import Refusal
 from .wallet import RetryHeaders, ensure_signer_active, lock_account, signed_step
 
-__all__ = ["apply_contact", "contact_step"]
+__all__ = ["apply_contact", "contact_step", "replace_phone"]
 
 #: body field -> (credential type, operation, parameter, 409 code when another has it)
 _CONTACTS = {
@@ -75,16 +79,7 @@ def contact_step(
     tied = _tied(db, customer.id, kind)
     if not tied:
         return None
-    taken = db.scalar(
-        select(AuthMethod.id)
-        .where(
-            AuthMethod.type == kind,
-            AuthMethod.subject == value,
-            AuthMethod.id.not_in([credential.id for credential in tied]),
-        )
-        .limit(1)
-    )
-    if taken is not None:
+    if _taken(db, kind, value, tied) is not None:
         raise Refusal(409, taken_code, f"Another account's {kind} credential has this {field}.")
     account_id = tied[0].account_id
     return signed_step(
@@ -97,6 +92,51 @@ def contact_step(
     )
 
 
+def _taken(db: Session, kind: str, value: str, tied: list[AuthMethod]) -> str | None:
+    """The id of another account's ``kind`` credential that has ``value`` (an email address
+    compared without case), if any."""
+    subject = AuthMethod.subject == value
+    if kind == "EMAIL_OTP":
+        subject = func.lower(AuthMethod.subject) == value.lower()
+    return db.scalar(
+        select(AuthMethod.id)
+        .where(
+            AuthMethod.type == kind,
+            subject,
+            AuthMethod.id.not_in([credential.id for credential in tied]),
+        )
+        .limit(1)
+    )
+
+
+def _take(
+    db: Session, services: Services, customer: Customer, field: str, value: str
+) -> list[AuthMethod]:
+    """Under the contact lock (:func:`lock_platform`, taken here: every contact change takes
+    it, so that of two at once the second sees what the first committed): 409 when another
+    account's credential has the new contact; else the customer has it, its channel is PENDING
+    again, and the tied credentials are returned (the caller updates them)."""
+    kind, _, _, taken_code = _CONTACTS[field]
+    lock_platform(db)
+    tied = _tied(db, customer.id, kind)
+    if tied and _taken(db, kind, value, tied) is not None:
+        raise Refusal(409, taken_code, f"Another account's {kind} credential has this {field}.")
+    if field == "email":
+        customer.email = value
+    else:
+        customer.phone_number = value
+    contact_changed(db, customer.id, field)
+    return tied
+
+
+def _update_credentials(services: Services, tied: list[AuthMethod], value: str) -> None:
+    now = services.clock.now()
+    for credential in tied:
+        credential.nickname = value
+        credential.subject = value
+        credential.updated_at = now
+
+
 def apply_contact(
     db: Session,
     services: Services,
@@ -104,15 +144,16 @@ def apply_contact(
     body: CustomerUpdate,
     retry: VerifiedRetry | None,
 ) -> None:
-    """Under the customer's lock, in the transaction that changes it: the tied credentials
-    take the new contact. Decided again here: a credential tied since the unsigned request
-    makes it 409 ``CONFLICT`` (ask again, for the challenge); a signed one needs the signer's
-    session still active."""
+    """Under the customer's lock, in the transaction that changes it: the customer and the
+    tied credentials take the new contact, and its verification is PENDING again. Decided
+    again here: another account's credential with it is 409; a credential tied since the
+    unsigned request makes it 409 ``CONFLICT`` (ask again, for the challenge); a signed one
+    needs the signer's session still active."""
     change = _change(customer, body)
     if change is None:
         return
     field, value = change
-    tied = _tied(db, customer.id, _CONTACTS[field][0])
+    tied = _take(db, services, customer, field, value)
     if not tied:
         return
     if retry is None or retry.account_id not in {credential.account_id for credential in tied}:
@@ -121,8 +162,13 @@ def apply_contact(
         )
     lock_account(db, retry.account_id)
     ensure_signer_active(db, services, retry.account_id, retry)
-    now = services.clock.now()
-    for credential in tied:
-        credential.nickname = value
-        credential.subject = value
-        credential.updated_at = now
+    _update_credentials(services, tied, value)
+
+
+def replace_phone(db: Session, services: Services, customer: Customer, phone: str) -> None:
+    """A completed SMS_OTP reset (the liveness check is the proof, no signed retry): the
+    customer's number and its SMS_OTP credentials change together, as by :func:`apply_contact`
+    (409 ``CONFLICT`` when another account's credential has the number)."""
+    if phone == customer.phone_number:
+        return
+    _update_credentials(services, _take(db, services, customer, "phoneNumber", phone), phone)

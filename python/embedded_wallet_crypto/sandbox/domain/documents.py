@@ -5,7 +5,9 @@ file: nothing reads it back). A file is PDF, JPEG or PNG by its first bytes (400
 ``UNSUITABLE_DOCUMENT`` for any other kind or an empty file), at most :data:`MAX_FILE_BYTES`
 (400 ``INVALID_INPUT`` past it; the request body's limit, ``ewc serve --max-body-size``, 1 MiB by
 default, answers 413 ``BODY_TOO_LARGE`` first). A document can always be deleted (the sandbox
-submits none for verification); a deleted document is gone.
+submits none for verification); a deleted document is gone. A holder has at most 50 documents
+(409 ``COLLECTION_LIMIT_REACHED``, counted with the holder's row locked); a deleted customer (or
+its beneficial owner) takes none (404 ``USER_NOT_FOUND``).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..clock import iso
+from ..db.engine import lock
 from ..db.pages import PageRequest, page
 from ..db.tables_kyc import BeneficialOwner, Document
-from ..db.tables_wallet import Customer
 from ..ids import new_id
 from ..services import Services
+from .collection_caps import MAX_DOCUMENTS, ensure_room
 from .errors import Refusal, invalid, not_found
+from .live_customers import live_customer
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -96,13 +100,17 @@ def document_body(row: Document) -> dict[str, Any]:
     return body
 
 
-def _holder_exists(db: Session, holder: str) -> None:
-    if holder.startswith("BeneficialOwner:"):
-        found = db.get(BeneficialOwner, holder) is not None
-    else:
-        found = db.get(Customer, holder) is not None
-    if not found:
+def _live_holder(db: Session, holder: str) -> None:
+    """The holder exists, its customer is not deleted, and its row is locked until the
+    transaction ends (the documents' cap is counted under it); else 404 ``USER_NOT_FOUND``."""
+    if not holder.startswith("BeneficialOwner:"):
+        live_customer(db, holder, locked=True)
+        return
+    owner = db.get(BeneficialOwner, holder)
+    if owner is None:
         raise not_found("No customer or beneficial owner has this id.", "USER_NOT_FOUND")
+    live_customer(db, owner.customer_id)
+    lock(db, owner)
 
 
 def _fill(row: Document, fields: DocumentFields, upload: UploadedFile) -> None:
@@ -124,7 +132,9 @@ def create_document(
     now = services.clock.now()
     row = Document(id=new_id("Document"), holder=fields.holder, created_at=now, updated_at=now)
     _fill(row, fields, upload)
-    _holder_exists(db, fields.holder)
+    _live_holder(db, fields.holder)
+    held = select(Document.id).where(Document.holder == fields.holder)
+    ensure_room(db, held, MAX_DOCUMENTS, "documents per customer or beneficial owner")
     db.add(row)
     return document_body(row)
 
@@ -140,6 +150,7 @@ def replace_document(
     row = db.get(Document, document_id)
     if row is None:
         raise _missing()
+    _live_holder(db, row.holder)
     _fill(row, fields, upload)
     row.updated_at = services.clock.now()
     return document_body(row)

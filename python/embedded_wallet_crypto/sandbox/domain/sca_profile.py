@@ -25,7 +25,8 @@ from ..db.tables_sca import ScaFactorRow, ScaPending, ScaProfile
 from ..db.tables_wallet import Customer
 from ..services import Services
 from .at_rest import open_totp_secret
-from .errors import Refusal, invalid, not_found
+from .errors import Refusal, invalid
+from .live_customers import live_customer
 
 __all__ = [
     "EEA",
@@ -54,11 +55,9 @@ _SUSPEND_AT = 9
 
 
 def sca_customer(db: Session, customer_id: str) -> Customer:
-    """The customer, when SCA applies to it: 404 for none, 409 ``SCA_NOT_REQUIRED`` outside
-    the EEA."""
-    customer = db.get(Customer, customer_id[:100]) if customer_id else None
-    if customer is None:
-        raise not_found("No customer has this id.")
+    """The customer, when SCA applies to it: 404 ``USER_NOT_FOUND`` for none or a deleted
+    one (``live_customer``), 409 ``SCA_NOT_REQUIRED`` outside the EEA."""
+    customer = live_customer(db, customer_id)
     if customer.region not in EEA:
         raise Refusal(409, "SCA_NOT_REQUIRED", "SCA is not required for this customer's region.")
     return customer

@@ -2,14 +2,17 @@
 liveness check passes at once (``LIVENESS_PASSED`` from the start); in production no liveness
 provider is connected, so a reset stays ``INITIATED`` and cannot be completed (400
 ``RESET_NOT_READY``). A reset window lasts 30 minutes (``EXPIRED`` after); at most 5 resets
-start per customer in 24 hours (429 ``RATE_LIMITED``, decided under the profile's lock)."""
+start per customer in 24 hours (429 ``RATE_LIMITED``, decided under the profile's lock). A
+reset completes once (a conditional update; 409 ``RESET_ALREADY_COMPLETED`` after); an SMS_OTP
+reset changes the number as the customers ``PATCH`` does (``customer_contact.replace_phone``:
+the SMS_OTP credentials follow, and the phone's contact verification is ``PENDING`` again)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ..clock import iso
@@ -17,7 +20,9 @@ from ..db.tables_sca import ScaFactorRow, ScaReset
 from ..ids import new_id
 from ..models.sca import ResetComplete
 from ..services import Services
+from .customer_contact import replace_phone
 from .errors import Refusal, invalid, not_found
+from .live_customers import live_customer
 from .sca_profile import find_factor, locked_profile, sca_customer
 
 __all__ = ["complete_reset", "reset_status", "start_reset"]
@@ -94,15 +99,40 @@ def reset_status(
 def complete_reset(
     db: Session, services: Services, customer_id: str, reset_id: str, body: ResetComplete | None
 ) -> None:
-    """Clear the lost factor (TOTP, PASSKEY) or enroll the new number (SMS_OTP: ``mobile``)."""
+    """Clear the lost factor (TOTP, PASSKEY) or enroll the new number (SMS_OTP: ``mobile``).
+
+    One conditional ``UPDATE ... WHERE status = 'LIVENESS_PASSED'`` completes the reset, in
+    the transaction of the change it makes: of completions at once (any process, any backend)
+    one does; the others are 409 ``RESET_ALREADY_COMPLETED``."""
     row = _find(db, services, customer_id, reset_id)
+    if row.status == "COMPLETED":
+        raise _completed()
     if row.status != "LIVENESS_PASSED":
         raise invalid(f"The reset is {row.status}, not LIVENESS_PASSED.", "RESET_NOT_READY")
+    mobile = None
     if row.factor == "SMS_OTP":
         if body is None or body.mobile is None:
             raise invalid("An SMS_OTP reset needs the new mobile number.")
-        customer = sca_customer(db, customer_id)
-        customer.phone_number = body.mobile.countryCode + body.mobile.number
+        mobile = body.mobile.countryCode + body.mobile.number
+    now = services.clock.now()
+    done = db.execute(
+        update(ScaReset)
+        .where(
+            ScaReset.id == row.id,
+            ScaReset.status == "LIVENESS_PASSED",
+            ScaReset.expires_at > now,
+        )
+        .values(status="COMPLETED", completed_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if getattr(done, "rowcount", 0) != 1:  # completed (or expired) meanwhile
+        db.rollback()
+        again = db.get(ScaReset, row.id)
+        if again is not None and again.status == "COMPLETED":
+            raise _completed()
+        raise invalid("The reset is no longer LIVENESS_PASSED.", "RESET_NOT_READY")
+    if mobile is not None:
+        replace_phone(db, services, live_customer(db, row.customer_id, locked=True), mobile)
     else:
         factor = db.scalars(
             select(ScaFactorRow).where(
@@ -111,5 +141,7 @@ def complete_reset(
         ).first()
         if factor is not None:
             db.delete(factor)
-    row.status = "COMPLETED"
-    row.completed_at = services.clock.now()
+
+
+def _completed() -> Refusal:
+    return Refusal(409, "RESET_ALREADY_COMPLETED", "The reset is completed already.")

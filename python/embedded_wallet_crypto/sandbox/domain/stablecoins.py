@@ -13,6 +13,11 @@ after a day) and adds nothing; every other mint completes at once. A mint funded
 internal account debits that account the amount in cents (the balance rules of
 ``domain.balances``). A burn completes at once; an external-account burn also carries the
 deposit address the tokens go to.
+
+A mint's funding account (``GRID_INTERNAL_ACCOUNT``, or the external account of an ACH debit)
+holds the stablecoin's base currency (400 ``INVALID_CURRENCY``); an account of a deleted
+customer is 404 ``USER_NOT_FOUND``. A stablecoin has at most 10000 operations (409
+``COLLECTION_LIMIT_REACHED``, counted with its row locked in the operation's transaction).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ..clock import iso
+from ..db.engine import lock
 from ..db.pages import PageRequest, page
 from ..db.tables_cards import Stablecoin, StablecoinOperation
 from ..db.tables_payments import ExternalAccount
@@ -33,7 +39,9 @@ from ..models.fields import MAX_AMOUNT
 from ..models.stablecoins import BurnRequest, MintRequest
 from ..services import Services
 from .balances import debit
+from .collection_caps import MAX_STABLECOIN_OPERATIONS, ensure_room
 from .errors import invalid, not_found
+from .live_customers import customer_gone, is_deleted
 from .stablecoin_links import DECIMALS, owned_stablecoin
 
 __all__ = ["burn", "find_operation", "list_operations", "mint", "operation_body"]
@@ -85,10 +93,42 @@ def _whole_cents(amount: int) -> int:
     return amount // _UNITS_PER_CENT
 
 
-def _account_exists(db: Session, account_id: str, what: str) -> None:
-    kind = ExternalAccount if account_id.startswith("ExternalAccount:") else InternalAccount
-    if db.get(kind, account_id) is None:
+def _account(
+    db: Session,
+    account_id: str,
+    what: str,
+    *,
+    currency: str | None = None,
+    internal: bool | None = None,
+) -> None:
+    """The account exists (an internal one when ``internal``, an external one when it is
+    False; else by its id's prefix; 404), its customer is not deleted (404
+    ``USER_NOT_FOUND``) and, for a funding account, it holds ``currency`` (400
+    ``INVALID_CURRENCY``)."""
+    if internal is None:
+        internal = not account_id.startswith("ExternalAccount:")
+    row: InternalAccount | ExternalAccount | None = (
+        db.get(InternalAccount, account_id) if internal else db.get(ExternalAccount, account_id)
+    )
+    if row is None:
         raise not_found(f"No account has the {what}'s id.")
+    if row.customer_id is not None and is_deleted(db, row.customer_id):
+        raise customer_gone()
+    if currency is not None and row.currency != currency:
+        raise invalid(
+            f"The {what} holds {row.currency}; this stablecoin is minted against {currency}.",
+            "INVALID_CURRENCY",
+        )
+
+
+def _locked_coin(db: Session, stablecoin_id: str) -> Stablecoin:
+    """The stablecoin, its row locked until the transaction ends, with room for one more
+    operation (409 ``COLLECTION_LIMIT_REACHED`` past :data:`MAX_STABLECOIN_OPERATIONS`)."""
+    coin = owned_stablecoin(db, stablecoin_id)
+    lock(db, coin)
+    operations = select(StablecoinOperation.id).where(StablecoinOperation.stablecoin_id == coin.id)
+    ensure_room(db, operations, MAX_STABLECOIN_OPERATIONS, "operations per stablecoin")
+    return coin
 
 
 def _operation(
@@ -112,19 +152,18 @@ def _operation(
     return row
 
 
-def mint(
-    db: Session, services: Services, platform: str, stablecoin_id: str, body: MintRequest
-) -> dict[str, Any]:
+def mint(db: Session, services: Services, stablecoin_id: str, body: MintRequest) -> dict[str, Any]:
     """A mint: a wire waits for its funds, every other source completes and adds to the
-    supply (in one conditional update, under the ceiling)."""
-    coin = owned_stablecoin(db, platform, stablecoin_id)
+    supply (in one conditional update, under the ceiling). A funding account (ACH debit, Grid
+    internal account) holds the stablecoin's base currency (400 ``INVALID_CURRENCY``)."""
+    coin = _locked_coin(db, stablecoin_id)
     amount = int(body.amount)
     cents = _whole_cents(amount)
     source = body.fundingSource.model_dump()
-    _account_exists(db, body.destination.accountId, "destination")
+    _account(db, body.destination.accountId, "destination")
     external = source.get("externalAccountId")
     if external is not None:
-        _account_exists(db, external, "funding source")
+        _account(db, external, "funding source", currency=coin.base_currency, internal=False)
     extra: dict[str, Any] = {}
     if source["type"] == "WIRE":
         expires = services.clock.later(_WIRE_SECONDS)
@@ -145,7 +184,9 @@ def mint(
         )  # fmt: skip
         return operation_body(row)
     if source["type"] == "GRID_INTERNAL_ACCOUNT":
-        _account_exists(db, source["accountId"], "funding source")
+        _account(
+            db, source["accountId"], "funding source", currency=coin.base_currency, internal=True
+        )
         debit(db, source["accountId"], cents)
     added = db.execute(
         update(Stablecoin)
@@ -164,18 +205,16 @@ def mint(
     return operation_body(row)
 
 
-def burn(
-    db: Session, services: Services, platform: str, stablecoin_id: str, body: BurnRequest
-) -> dict[str, Any]:
+def burn(db: Session, services: Services, stablecoin_id: str, body: BurnRequest) -> dict[str, Any]:
     """A burn: its amount leaves the supply in one conditional update (never below zero: 400
     INSUFFICIENT_SUPPLY), and its fiat goes to the destination's rail."""
-    coin = owned_stablecoin(db, platform, stablecoin_id)
+    coin = _locked_coin(db, stablecoin_id)
     amount = int(body.amount)
     cents = _whole_cents(amount)
-    _account_exists(db, body.destination.externalAccountId, "destination")
+    _account(db, body.destination.externalAccountId, "destination", internal=False)
     source = body.source.model_dump()
     if source["type"] == "GRID_INTERNAL_ACCOUNT":
-        _account_exists(db, source["accountId"], "source")
+        _account(db, source["accountId"], "source")
     taken = db.execute(
         update(Stablecoin)
         .where(Stablecoin.id == coin.id, Stablecoin.supply >= amount)
@@ -210,13 +249,12 @@ def burn(
 
 def list_operations(
     db: Session,
-    platform: str,
     stablecoin_id: str,
     request: PageRequest,
     operation_type: str | None = None,
 ) -> dict[str, Any]:
     """A stablecoin's operations, most recent first."""
-    owned_stablecoin(db, platform, stablecoin_id)
+    owned_stablecoin(db, stablecoin_id)
     table = StablecoinOperation
     query = select(table).where(table.stablecoin_id == stablecoin_id)
     if operation_type is not None:
@@ -224,9 +262,9 @@ def list_operations(
     return page(db, query, table, operation_body, request)
 
 
-def find_operation(db: Session, platform: str, operation_id: str) -> dict[str, Any]:
+def find_operation(db: Session, operation_id: str) -> dict[str, Any]:
     row = db.get(StablecoinOperation, operation_id)
     coin = None if row is None else db.get(Stablecoin, row.stablecoin_id)
-    if row is None or coin is None or coin.platform != platform:
+    if row is None or coin is None:
         raise not_found("No stablecoin operation has this id.")
     return operation_body(row)

@@ -1,0 +1,164 @@
+"""The customer side's invariants under concurrency, on SQLite and PostgreSQL, with two ``ewc
+serve`` processes on one database, each request of a race sent to either:
+
+- a 2FA reset completes once: completions at once leave one 204, the others 409
+  ``RESET_ALREADY_COMPLETED``;
+- a customer's beneficial owners stop at the cap: with one place left, inserts at once store
+  exactly one (the others 409 ``COLLECTION_LIMIT_REACHED``);
+- two customers taking one email address at once (each by the signed retry its EMAIL_OTP
+  credential needs): one does, the other is 409 ``EMAIL_OTP_EMAIL_ALREADY_EXISTS``.
+
+``EWC_RACE_ROUNDS`` sets the rounds (10 by default).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import embedded_wallet_crypto as ewc
+import httpx
+import pytest
+
+from ._client import SandboxClient
+from ._flows import Wallet
+from ._pair import clients_of, race, running_pair
+from ._server import SandboxServer
+from .conftest import database_url
+from .test_kyc import PERSON
+from .test_sca import enroll_totp, eu_customer
+
+ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
+CAP = 25  # beneficial owners per customer
+
+
+@pytest.fixture(scope="module")
+def pair(
+    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[SandboxServer, SandboxServer]]:
+    with running_pair(
+        tmp_path_factory.mktemp(f"customer-races-{backend}"),
+        database_url(request, backend, "cust"),
+    ) as servers:
+        yield servers
+
+
+@pytest.fixture
+def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
+    with clients_of(pair) as made:
+        yield made
+
+
+def _outcome(answer: httpx.Response, ok: int) -> str:
+    if answer.status_code == ok:
+        return str(ok)
+    return f"{answer.status_code} {answer.json().get('code', '')}"
+
+
+def test_a_reset_completes_once(clients: list[SandboxClient]) -> None:
+    outcomes: Counter[str] = Counter()
+    for _ in range(ROUNDS):
+        customer_id = eu_customer(clients[0])
+        enroll_totp(clients[0], customer_id)
+        params = {"customerId": customer_id}
+        started = clients[0].post("/sca/factors/reset", {"factor": "TOTP"}, params=params)
+        assert started.status_code == 201, started.text
+        path = f"/sca/factors/reset/{started.json()['resetId']}/complete"
+        answers = race([partial(clients[i % 2].post, path, params=params) for i in range(4)])
+        outcomes.update(_outcome(answer, 204) for answer in answers)
+    assert outcomes == {"204": ROUNDS, "409 RESET_ALREADY_COMPLETED": 3 * ROUNDS}, outcomes
+
+
+def test_beneficial_owners_stop_at_the_cap(clients: list[SandboxClient]) -> None:
+    outcomes: Counter[str] = Counter()
+    totals: Counter[int] = Counter()
+    for _ in range(ROUNDS):
+        business = clients[0].create_customer(customerType="BUSINESS")["id"]
+        body = {
+            "customerId": business,
+            "roles": ["DIRECTOR"],
+            "ownershipPercentage": 0,
+            "personalInfo": PERSON,
+        }
+        for _ in range(CAP - 1):
+            made = clients[0].post("/beneficial-owners", body)
+            assert made.status_code == 201, made.text
+        answers = race([partial(clients[i % 2].post, "/beneficial-owners", body) for i in range(4)])
+        outcomes.update(_outcome(answer, 201) for answer in answers)
+        listed = clients[0].get("/beneficial-owners", params={"customerId": business, "limit": 100})
+        totals[listed.json()["totalCount"]] += 1
+    assert totals == {CAP: ROUNDS}, (totals, outcomes)
+    assert outcomes == {"201": ROUNDS, "409 COLLECTION_LIMIT_REACHED": 3 * ROUNDS}, outcomes
+
+
+class _ContactWallet(Wallet):
+    """A wallet whose customer id is kept (to PATCH it)."""
+
+    def __init__(self, client: SandboxClient, server: SandboxServer) -> None:
+        self.client = client
+        self.server = server
+        self.email = f"{uuid.uuid4().hex[:12]}@example.com"
+        self.subject = f"user-{uuid.uuid4().hex[:12]}"
+        self.customer_id = client.create_customer(email=self.email)["id"]
+        self.account_id = client.wallet_of(self.customer_id)
+        self.authenticator = ewc.passkeys.SoftwareAuthenticator()
+        self.mails_seen = 0
+
+
+def _patched(
+    wallet: _ContactWallet, key: ewc.KeyPair, email: str
+) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """The path, body and headers of the signed retry that gives ``wallet`` ``email``."""
+    path = f"/customers/{wallet.customer_id}"
+    body = {"customerType": "INDIVIDUAL", "email": email}
+    first = wallet.client.request("PATCH", path, json=body)
+    assert first.status_code == 202, first.text
+    challenge = first.json()
+    stamp = ewc.create_stamp(challenge["payloadToSign"], key)
+    return path, body, {"Service-Wallet-Signature": stamp, "Request-Id": challenge["requestId"]}
+
+
+def test_one_email_goes_to_one_customer(
+    clients: list[SandboxClient], pair: tuple[SandboxServer, SandboxServer]
+) -> None:
+    outcomes: Counter[str] = Counter()
+    doubled = 0
+    for _ in range(ROUNDS):
+        wallets = [_ContactWallet(clients[i], pair[i]) for i in range(2)]
+        keys = [wallet.first_login("EMAIL_OTP")[1] for wallet in wallets]
+        shared = f"{uuid.uuid4().hex[:12]}@example.com"
+        retries = [_patched(w, k, shared) for w, k in zip(wallets, keys, strict=True)]
+        answers = race(
+            [
+                partial(w.client.request, "PATCH", r[0], json=r[1], headers=r[2])
+                for w, r in zip(wallets, retries, strict=True)
+            ]
+        )
+        outcomes.update(_outcome(answer, 200) for answer in answers)
+        holders = [
+            w.customer_id
+            for w in wallets
+            if clients[0].get(f"/customers/{w.customer_id}").json()["email"] == shared
+        ]
+        doubled += len(holders) > 1
+    assert doubled == 0, outcomes
+    assert outcomes == {"200": ROUNDS, "409 EMAIL_OTP_EMAIL_ALREADY_EXISTS": ROUNDS}, outcomes
+
+
+def test_an_email_is_taken_whatever_its_case(
+    clients: list[SandboxClient], pair: tuple[SandboxServer, SandboxServer]
+) -> None:
+    wallets = [_ContactWallet(clients[i], pair[i]) for i in range(2)]
+    key = wallets[0].first_login("EMAIL_OTP")[1]
+    wallets[1].first_login("EMAIL_OTP")
+    shared = f"{uuid.uuid4().hex[:12]}@Example.com"
+    path, body, headers = _patched(wallets[0], key, shared)
+    taken = wallets[0].client.request("PATCH", path, json=body, headers=headers)
+    assert taken.status_code == 200, taken.text
+    again = {"customerType": "INDIVIDUAL", "email": shared.lower()}
+    refused = clients[1].request("PATCH", f"/customers/{wallets[1].customer_id}", json=again)
+    assert _outcome(refused, 202) == "409 EMAIL_OTP_EMAIL_ALREADY_EXISTS", refused.text
