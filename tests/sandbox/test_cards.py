@@ -272,6 +272,16 @@ def test_a_transaction_pulls_at_most_the_largest_amount_in_all(client: SandboxCl
 
 
 @pytest.mark.usefixtures("sandbox_only")
+def test_a_deleted_customer_is_issued_no_card(client: SandboxClient) -> None:
+    holder = _holder(client, funds=0)
+    body = {"cardholderId": holder["id"], "form": "VIRTUAL", "fundingSources": [holder["usd"]]}
+    assert client.request("DELETE", f"/customers/{holder['id']}").status_code == 200
+    refused = client.post("/cards", body)
+    assert _code(refused) == "400 INVALID_INPUT", refused.text
+    assert "cardholderId" in refused.json()["reason"]
+
+
+@pytest.mark.usefixtures("sandbox_only")
 def test_bad_simulations_are_4xx(client: SandboxClient) -> None:
     holder = _holder(client)
     card = _card(client, holder)["id"]

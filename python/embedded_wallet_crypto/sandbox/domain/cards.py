@@ -39,6 +39,7 @@ from ..ids import new_id
 from ..models.cards import CardCreate, CardUpdate
 from ..services import Services, shared_secret
 from .errors import Refusal, invalid, not_found
+from .live_customers import is_deleted
 from .webhooks import emit
 
 __all__ = [
@@ -178,7 +179,7 @@ def create_card(db: Session, services: Services, platform: str, body: CardCreate
     key = _detail_key(services)  # before the request's transaction (made once, in its own)
     if body.threeDSecurePassword is not None:
         raise invalid("This card program's issuer takes no static 3-D Secure password.")
-    if db.get(Customer, body.cardholderId) is None:
+    if db.get(Customer, body.cardholderId) is None or is_deleted(db, body.cardholderId):
         raise invalid("No customer has this cardholderId.")
     if not _kyc_approved(db, body.cardholderId):
         raise invalid("The cardholder's KYC status is not APPROVED.", "CARDHOLDER_KYC_NOT_APPROVED")
