@@ -10,11 +10,13 @@ beneficiaries are not held."""
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import embedded_wallet_crypto as ewc
+import jsonschema_rs
 import pytest
 
 from ._client import SandboxClient
@@ -25,6 +27,9 @@ from .conftest import database_url
 from .test_sca import eu_customer
 
 AMOUNT = 10_000
+#: The sandbox's published SMS code (accepted in the sandbox environment only).
+CODE = {"code": "123456"}
+GRID = Path(__file__).resolve().parents[3] / "shared" / "spec" / "grid-openapi.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -291,3 +296,80 @@ def test_a_lapsed_challenge_fails_the_send(client: SandboxClient) -> None:
     assert (failed["status"], failed["failureReason"]) == ("FAILED", "SCA_NOT_COMPLETED")
     assert client.get(f"/quotes/{quote['id']}").json()["status"] == "FAILED"
     assert balance(client, sender["id"], "EUR") == 1_000_000
+
+
+def test_the_published_names_answer_validates(
+    jwks_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """With ``--names published``: the held quote (202 and 200), the authorized step, the
+    released quote, the waiting transaction and the webhook event's data each validate
+    against the published document's schema of their operation."""
+    import yaml
+    from _ci import skip_or_fail
+
+    from ._published_fuzz import Grid
+
+    override = os.environ.get("EWC_GRID_OPENAPI")
+    spec = Path(override) if override else GRID
+    if not spec.is_file():
+        skip_or_fail(f"the published OpenAPI is not at {spec}")
+    grid = Grid(yaml.safe_load(spec.read_text()))
+    running = SandboxServer(
+        tmp_path_factory.mktemp("quote-sca-published"),
+        extra=[*oidc_arguments(jwks_url), "--names", "published"],
+    )
+    running.start()
+    client = SandboxClient(running.base_url, running.auth)
+    checked: list[str] = []
+
+    def valid(method: str, path: str, response: Any) -> dict[str, Any]:
+        published = grid.published(method, path)
+        assert published is not None, path
+        body: dict[str, Any] = response.json()
+        validator = grid.validator(*published, response.status_code, body)
+        errors = [str(e) for e in validator.iter_errors(body)]
+        assert not errors, (path, response.status_code, errors[:3])
+        checked.append(f"{method} {published[1]} {response.status_code}")
+        return body
+
+    try:
+        sender = eu_sender(client)
+        # USD funding into the customer's EUR account (the sandbox's EUR funding instructions
+        # are account-and-routing numbers, not the published EUR_ACCOUNT's IBAN)
+        source = {"sourceType": "REALTIME_FUNDING", "currency": "USD", "customerId": sender["id"]}
+        body = {
+            "source": source,
+            "destination": {"destinationType": "ACCOUNT", "accountId": sender["EUR"]},
+            "lockedCurrencySide": "SENDING",
+            "lockedCurrencyAmount": AMOUNT,
+        }
+        held = valid("POST", "/quotes", client.post("/quotes", body))
+        assert held["status"] == "PENDING_AUTHORIZATION"
+        path = f"/quotes/{held['id']}"
+        step = valid("POST", "/quotes/{quoteId}/authorize", client.post(f"{path}/authorize", CODE))
+        assert step["scaChallenge"]["purpose"] == "PAYOUT"
+        done = valid("POST", "/quotes/{quoteId}/authorize", client.post(f"{path}/authorize", CODE))
+        assert done["paymentInstructions"]
+        quote = _quote(client, _account_source(sender["EUR"]), sender["bank"])
+        path = f"/quotes/{quote['id']}"
+        waiting = valid("POST", "/quotes/{quoteId}/execute", client.post(f"{path}/execute"))
+        assert waiting["status"] == "PENDING_AUTHORIZATION"
+        transaction = f"/transactions/{waiting['transactionId']}"
+        found = valid("GET", "/transactions/{transactionId}", client.get(transaction))
+        assert found["status"] == waiting["status"]
+        valid("POST", "/quotes/{quoteId}/authorize", client.post(f"{path}/authorize", CODE))
+        (event,) = [
+            e
+            for e in _events(client, "OUTGOING_PAYMENT.PENDING_AUTHORIZATION")
+            if e["payload"]["data"]["id"] == waiting["transactionId"]
+        ]
+        data = event["payload"]["data"]
+        schema = {"$ref": "#/components/schemas/OutgoingTransaction"}
+        validator = jsonschema_rs.Draft202012Validator({**schema, "components": grid.components})
+        assert not [str(e) for e in validator.iter_errors(data)]
+        assert event["payload"]["type"] == "OUTGOING_PAYMENT.PENDING_AUTHORIZATION"
+        assert {"id", "type", "timestamp", "data"} <= set(event["payload"])
+    finally:
+        client.close()
+        assert running.stop() == 0
+    assert len(checked) == 6, checked
