@@ -67,7 +67,7 @@ def _code(server: SandboxServer, before: set[Path]) -> str:
 
 def _other(code: str) -> str:
     wrong = f"{(int(code) + 1) % 1_000_000:06d}"
-    return "654321" if wrong == "123456" else wrong
+    return "654321" if wrong in ("123456", "000000") else wrong
 
 
 def eu_sender(client: SandboxClient, **fields: Any) -> dict[str, Any]:
