@@ -188,11 +188,15 @@ def _resume_pending(db: Session, row: Quote) -> None:
     if waiting is None:
         return
     now = Clock.time()
-    step = {"failureReason": None, "refund": False, "credit": False}
+    step = {"refund": False, "credit": False}
     waiting.schedule = [
-        {**step, "at": now, "status": "PENDING"},
-        {**step, "at": row.expires_at.timestamp(), "status": "EXPIRED"}
-        | {"failureReason": "QUOTE_EXPIRED"},
+        {**step, "at": now, "status": "PENDING", "failureReason": None},
+        {
+            **step,
+            "at": row.expires_at.timestamp(),
+            "status": "EXPIRED",
+            "failureReason": "QUOTE_EXPIRED",
+        },
     ]
     waiting.version += 1
     apply_due(db, waiting, now)
