@@ -224,6 +224,7 @@ MAPPED: dict[tuple[int, str], str] = {
             "QUOTE_ALREADY_EXECUTED",
             "QUOTE_EXPIRED",
             "QUOTE_PENDING_APPROVAL",
+            "QUOTE_PENDING_AUTHORIZATION",
             "TRANSACTION_NOT_CANCELLABLE",
         )
     },

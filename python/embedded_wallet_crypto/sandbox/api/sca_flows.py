@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Svc, committed, require_platform
-from ..domain import sca_reset, sca_trust
+from ..domain import quote_execution, quote_sca, sca_reset, sca_trust
 from ..models.quotes import QuoteOut
 from ..models.sca import (
     BeneficiaryTrustConfirm,
@@ -29,9 +29,10 @@ __all__ = ["router"]
 
 _CONFLICT: dict[int | str, dict[str, Any]] = {
     409: {
-        "description": "SCA_NOT_REQUIRED, NO_PENDING_CHALLENGE (quotes), or "
+        "description": "SCA_NOT_REQUIRED; NO_PENDING_CHALLENGE or QUOTE_EXPIRED (quotes); "
         "RESET_ALREADY_COMPLETED (a reset completes once)."
-    }
+    },
+    423: {"description": "ACCOUNT_LOCKED: too many refused proofs."},
 }
 router = APIRouter(
     tags=["Strong Customer Authentication"],
@@ -94,13 +95,15 @@ _trust("UNTRUST", "untrust")
 
 
 @router.post("/quotes/{quoteId}/authorize", response_model=QuoteOut)
-def authorize_quote(quoteId: PathId, body: ScaAuthorization, db: Db) -> JSONResponse:
-    """Sandbox quotes carry no SCA challenge: 409 NO_PENDING_CHALLENGE (after 404 and
-    SCA_NOT_REQUIRED)."""
-    return answer(db, sca_trust.authorize_quote(db, quoteId, body), model=QuoteOut)
+def authorize_quote(quoteId: PathId, body: ScaAuthorization, db: Db, services: Svc) -> JSONResponse:
+    """Authorize the quote's current SCA challenge (an SMS ``code``, or a ``passkeyAssertion``
+    with its ``origin``); the quote is returned with the next challenge, or released."""
+    authorized = quote_execution.authorize_quote(db, services, quoteId, body)
+    return answer(db, authorized, model=QuoteOut)
 
 
 @router.post("/quotes/{quoteId}/authorize/resend", status_code=204)
-def resend_quote_code(quoteId: PathId, db: Db) -> Response:
-    sca_trust.resend_quote_code(db, quoteId)
+def resend_quote_code(quoteId: PathId, db: Db, services: Svc) -> Response:
+    """Re-send the code of the quote's SMS_OTP challenge (at most one every 30 seconds)."""
+    quote_sca.resend_code(db, services, quoteId)
     return committed(db, Response(status_code=204))

@@ -32,6 +32,7 @@ from . import (
     tables_wallet,
 )
 from .base import Base
+from .widened_columns import widen_columns
 
 __all__ = ["Database", "lock", "sqlalchemy_url"]
 
@@ -213,6 +214,7 @@ class Database:
             Base.metadata.create_all(connection)
             _added_indexes(connection)
             _added_columns(connection)
+            widen_columns(connection)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -11,7 +11,12 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base, UtcDateTime
 
+#: The width of a quote's and a transaction's status (20 before PENDING_AUTHORIZATION; an
+#: older PostgreSQL database is widened at start, ``widened_columns``).
+STATUS_LENGTH = 30
+
 __all__ = [
+    "STATUS_LENGTH",
     "ExternalAccount",
     "IdempotencyRecord",
     "PlatformConfig",
@@ -65,7 +70,7 @@ class Quote(Base):
     payment_instructions: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     payload_to_sign: Mapped[str | None] = mapped_column(Text, nullable=True)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON)  # description, purposeOfPayment, ...
-    status: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH))  # PENDING_AUTHORIZATION: 21
     transaction_id: Mapped[str] = mapped_column(String(100))
     executed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
@@ -80,7 +85,7 @@ class Transaction(Base):
     id: Mapped[str] = mapped_column(String(100), primary_key=True)
     type: Mapped[str] = mapped_column(String(10))  # INCOMING, OUTGOING
     kind: Mapped[str] = mapped_column(String(20))  # QUOTE, TRANSFER_IN, TRANSFER_OUT, UMA
-    status: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH))
     customer_id: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)
     platform_customer_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     agent_id: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)

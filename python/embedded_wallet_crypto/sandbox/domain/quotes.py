@@ -1,5 +1,7 @@
 """Quotes: creation (priced by ``quote_pricing``), execution and expiry, for the platform's
-``/quotes`` and an agent's ``/agents/me/quotes``.
+``/quotes`` and an agent's ``/agents/me/quotes``. The execution is ``quote_execution``, the
+Strong Customer Authentication of a customer of the EEA ``quote_sca``, what they share
+``quote_rows``; this module gives their names too.
 
 An embedded-wallet source pays only with a stamp of the quote's ``payloadToSign`` by an active
 session key of the wallet. That payload is a signed-retry challenge of the library's
@@ -9,41 +11,43 @@ store and by the same atomic claim as every other signed payload of the service.
 execution can be refused for is checked before the claim, in the order the answers keep (the
 quote executed or expired, the stamp, the destination full, the wallet short), so that a stamp
 is used only by an execution that goes on; the claim itself comes before the transaction's
-first write (on SQLite the store shares the database file). That the quote runs once is its
-own state: the ``executed`` flag, set by a conditional update.
+first write (on SQLite the store shares the database file), and so does a first SCA
+challenge's SMS code. That the quote runs once is its own state: the ``executed`` flag, set by
+a conditional update.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from ...errors import SignedRetryError, StampError
 from ...signed_retry import Operation
-from ...stamps import verify_stamp
-from ..clock import Clock, iso
-from ..db.tables_payments import ExternalAccount, Quote, Transaction
-from ..db.tables_wallet import Customer, InternalAccount
+from ..db.tables_payments import Quote
 from ..ids import new_id
 from ..models.quotes import QuoteCreate
 from ..services import Services
-from .balances import debit, require_funds, require_room
-from .currencies import currency
-from .errors import INVALID_SIGNATURE, Refusal, invalid, library_refusal, not_found
-from .payment_tables import (
-    QUOTE_LIFETIME_SECONDS,
-    Step,
-    quote_outcome,
-    suffix_of,
-    uma_receiver_outcome,
+from .payment_tables import QUOTE_LIFETIME_SECONDS, Step
+from .quote_execution import (
+    SCA_NOT_COMPLETED,
+    check_signer,
+    claim_signature,
+    execute_quote,
+    fund_quote,
+    start_transaction,
 )
 from .quote_pricing import funding_instructions, price_quote
-from .transactions import new_transaction
-from .wallet import session_keys
+from .quote_rows import (
+    PENDING_AUTHORIZATION,
+    REQUEST_ID,
+    Signature,
+    already_executed,
+    find_quote,
+    is_expired,
+    quote_body,
+)
+from .quote_sca import issue, purposes_of, sca_customer_of
 
 __all__ = [
     "Signature",
@@ -57,27 +61,6 @@ __all__ = [
     "is_expired",
     "quote_body",
 ]
-
-#: Where a wallet quote keeps the request id of its signed-retry challenge.
-REQUEST_ID = "signedRequestId"
-
-
-@dataclass(frozen=True)
-class Signature:
-    """The ``Service-Wallet-Signature`` of an embedded-wallet quote's execution, as sent.
-    ``claimed``: its signed retry was verified and its request id used already (by an agent's
-    submission, which the platform's approval then executes)."""
-
-    stamp: str | None
-    claimed: bool = False
-
-
-def already_executed() -> Refusal:
-    return Refusal(409, "QUOTE_ALREADY_EXECUTED", "This quote has been executed already.")
-
-
-def _expired_refusal() -> Refusal:
-    return Refusal(409, "QUOTE_EXPIRED", "The quote has expired; create a new one.")
 
 
 def _summary(quote_id: str, priced: Any) -> str:
@@ -175,218 +158,19 @@ def create_quote(
         created_at=now,
         expires_at=expires_at,
     )
+    hold = [Step(0, "PENDING"), Step(QUOTE_LIFETIME_SECONDS, "EXPIRED", "QUOTE_EXPIRED")]
+    customer = sca_customer_of(db, row) if priced.source_kind == "REALTIME_FUNDING" else None
+    purposes = purposes_of(db, row) if customer is not None else []
+    if customer is not None and purposes:  # instructions withheld until authorized
+        row.payment_instructions = []
+        issue(db, services, row, customer, purposes, preferred=body.scaFactor)
+        hold = [
+            Step(0, PENDING_AUTHORIZATION),
+            Step(QUOTE_LIFETIME_SECONDS, "FAILED", SCA_NOT_COMPLETED),
+        ]
     db.add(row)
     db.flush()
     if body.immediatelyExecute:
-        return execute_quote(db, row, services=services, agent=agent)
-    _start(db, services, row, agent=agent, source_internal=False, pending=True)
+        return execute_quote(db, row, services=services, agent=agent, sca_factor=body.scaFactor)
+    start_transaction(db, services, row, agent=agent, source_internal=False, hold=hold)
     return quote_body(row)
-
-
-def find_quote(db: Session, quote_id: str) -> Quote:
-    row = db.get(Quote, quote_id)
-    if row is None:
-        raise not_found("No quote has this id.")
-    return row
-
-
-def is_expired(row: Quote) -> bool:
-    """Whether the quote expired unexecuted."""
-    return not row.executed and Clock.now() >= row.expires_at
-
-
-def quote_body(row: Quote) -> dict[str, Any]:
-    """The interface's Quote."""
-    body: dict[str, Any] = {
-        "id": row.id,
-        "status": "EXPIRED" if is_expired(row) else row.status,
-        "createdAt": iso(row.created_at),
-        "expiresAt": iso(row.expires_at),
-        "source": row.source,
-        "destination": row.destination,
-        "sendingCurrency": currency(row.sending_currency),
-        "receivingCurrency": currency(row.receiving_currency),
-        "totalSendingAmount": row.total_sending,
-        "totalReceivingAmount": row.total_receiving,
-        "exchangeRate": row.exchange_rate,
-        "feesIncluded": row.fees,
-        "transactionId": row.transaction_id,
-        "rateDetails": row.rate_details,
-    }
-    if row.payment_instructions:
-        body["paymentInstructions"] = row.payment_instructions
-    if row.extra.get("description"):
-        body["description"] = row.extra["description"]
-    return body
-
-
-def claim_signature(db: Session, services: Services, row: Quote, stamp: str | None) -> None:
-    """Verify ``stamp`` over the wallet quote's payload through its signed-retry challenge and
-    use the challenge's request id (once, across processes). 401 for a missing or wrong stamp
-    (the request id stays usable); 409 QUOTE_ALREADY_EXECUTED once it was used."""
-    account_id = str(row.source["accountId"])
-    try:
-        services.signed_retry.verify(
-            request_id=row.extra.get(REQUEST_ID),
-            stamp=stamp,
-            account_session_keys=session_keys(db, account_id, services.clock.now()),
-            account_id=account_id,
-            expected_operation=Operation.EXECUTE_QUOTE,
-        )
-    except SignedRetryError as error:
-        if error.code == "REQUEST_ID_USED":
-            raise already_executed() from None
-        raise
-
-
-def check_signer(db: Session, services: Services, row: Quote, stamp: str | None) -> None:
-    """The stamp is over the wallet quote's payload, by a key that is an active session of the
-    wallet now (or the sandbox stamp); 401 otherwise. Nothing is claimed: this is the check
-    made before anything else is (the claim checks again), and the check of a stamp claimed
-    earlier (an agent's submission, executed at the platform's approval)."""
-    assert row.payload_to_sign is not None
-    try:
-        signed = verify_stamp(stamp, row.payload_to_sign, sandbox=services.environment)
-    except StampError as error:
-        raise library_refusal(error) from None
-    if signed.scheme == "SANDBOX":
-        return
-    keys = session_keys(db, str(row.source["accountId"]), services.clock.now())
-    if signed.signer_among(keys) is None:
-        raise Refusal(401, "UNAUTHORIZED", INVALID_SIGNATURE)
-
-
-def execute_quote(
-    db: Session,
-    quote: Quote | str,
-    *,
-    services: Services,
-    signature: Signature | None = None,
-    agent: str | None = None,
-) -> dict[str, Any]:
-    """Execute a quote: take the sending amount from the source, start the transaction with
-    the destination's sandbox outcome; returns the Quote body. An embedded-wallet source
-    needs ``signature`` (see the module).
-
-    Raises:
-        Refusal: 404 (no quote), 409 QUOTE_ALREADY_EXECUTED, 409 QUOTE_EXPIRED,
-            400 INSUFFICIENT_FUNDS, 400 BALANCE_LIMIT_EXCEEDED (an internal destination
-            would pass its ceiling), 400 QUOTE_NEEDS_FUNDING (a realtime-funded quote: pay its
-            instructions), 401 UNAUTHORIZED (a missing or wrong ``Service-Wallet-Signature``).
-    """
-    row = find_quote(db, quote) if isinstance(quote, str) else quote
-    if row.executed:
-        raise already_executed()
-    if is_expired(row):
-        raise _expired_refusal()
-    if row.source_kind == "REALTIME_FUNDING":
-        raise invalid(
-            "A realtime-funded quote executes when its payment instructions are paid.",
-            "QUOTE_NEEDS_FUNDING",
-        )
-    source_id = str(row.source["accountId"])
-    wallet = row.source_kind == "EMBEDDED_WALLET"
-    signature = signature or Signature(None)
-    if wallet:
-        check_signer(db, services, row, signature.stamp)
-    _require_destination_room(db, row)
-    if wallet and not signature.claimed:
-        require_funds(db, source_id, row.total_sending)
-        claim_signature(db, services, row, signature.stamp)
-    _claim(db, row)
-    debit(db, source_id, row.total_sending)
-    _start(db, services, row, agent=agent, source_internal=True)
-    return quote_body(row)
-
-
-def _require_destination_room(db: Session, row: Quote) -> None:
-    """400 BALANCE_LIMIT_EXCEEDED, before anything moves, when the quote pays an internal
-    account that its receiving amount would take past the balance ceiling."""
-    if row.destination.get("destinationType") != "UMA_ADDRESS":
-        require_room(db, str(row.destination.get("accountId")), row.total_receiving)
-
-
-def _claim(db: Session, row: Quote) -> None:
-    """Mark the quote executed in the database, once: of two concurrent executions one
-    claims it and the other (which waits for the first's commit) answers 409."""
-    claimed = db.execute(
-        update(Quote)
-        .where(Quote.id == row.id)
-        .where(Quote.executed.is_(False))
-        .values(executed=True)
-    )
-    if getattr(claimed, "rowcount", 0) != 1:
-        raise already_executed()
-
-
-def fund_quote(db: Session, services: Services, row: Quote) -> dict[str, Any]:
-    """A realtime-funded quote whose instructions were paid (``/sandbox/send``)."""
-    if row.executed:
-        raise already_executed()
-    if is_expired(row):
-        raise _expired_refusal()
-    if row.source_kind != "REALTIME_FUNDING":
-        raise invalid("This quote is funded from an account.")
-    _require_destination_room(db, row)
-    _claim(db, row)
-    _start(db, services, row, agent=None, source_internal=False)
-    return quote_body(row)
-
-
-def _start(
-    db: Session,
-    services: Services,
-    row: Quote,
-    *,
-    agent: str | None,
-    source_internal: bool,
-    pending: bool = False,
-) -> None:
-    """Start the quote's transaction with its outcome (the execution); with ``pending``, the
-    transaction of a quote not executed yet: PENDING, then EXPIRED with QUOTE_EXPIRED when the
-    quote expires unexecuted (the execution replaces it)."""
-    destination = row.destination
-    uma = destination.get("destinationType") == "UMA_ADDRESS"
-    destination_id = None if uma else str(destination["accountId"])
-    internal = None
-    if pending:  # nothing is credited or returned: nothing moved
-        steps = [Step(0, "PENDING"), Step(QUOTE_LIFETIME_SECONDS, "EXPIRED", "QUOTE_EXPIRED")]
-    elif destination_id is None:
-        steps = uma_receiver_outcome(str(destination["umaAddress"])) or []
-    else:
-        internal = db.get(InternalAccount, destination_id)
-        external = None if internal is not None else db.get(ExternalAccount, destination_id)
-        steps = quote_outcome(
-            suffix_of(external.identifier) if external is not None and services.sandbox else None
-        )
-    if not pending:
-        waiting = db.get(Transaction, row.transaction_id)
-        if waiting is not None:
-            db.delete(waiting)
-            db.flush()
-    customer = db.get(Customer, row.customer_id) if row.customer_id else None
-    new_transaction(
-        db,
-        services.clock,
-        row.platform,
-        type="OUTGOING",
-        kind="QUOTE",
-        steps=steps,
-        customer_id=row.customer_id,
-        platform_customer_id=customer.platform_customer_id if customer else None,
-        source_account_id=row.source.get("accountId"),
-        source_currency=row.sending_currency,
-        sent_amount=row.total_sending,
-        source_internal=source_internal,
-        destination_account_id=destination_id,
-        destination_currency=row.receiving_currency,
-        received_amount=row.total_receiving,
-        destination_internal=internal is not None,
-        quote_id=row.id,
-        agent_id=agent or row.agent_id,
-        description=row.extra.get("description"),
-        transaction_id=row.transaction_id,
-        extra={"umaAddress": destination.get("umaAddress")},
-    )
-    row.executed = row.executed or not pending
-    db.flush()

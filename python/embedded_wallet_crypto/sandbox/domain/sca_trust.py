@@ -1,11 +1,9 @@
-"""Beneficiary trust (trust and untrust an external account, each confirmed by an SCA proof)
-and a quote's SCA authorization.
+"""Beneficiary trust: trust and untrust an external account, each confirmed by an SCA proof.
 
 A trust change issues an SCA challenge (SMS_OTP by default, a code to the customer's phone;
 PASSKEY when the customer has one, with assertion options over the challenge) and is
-confirmed by its proof; the challenge is used once. Sandbox quotes are not created in
-``PENDING_AUTHORIZATION``, so no quote carries a challenge: a quote's authorization answers
-409 ``NO_PENDING_CHALLENGE`` (after 404 and ``SCA_NOT_REQUIRED``)."""
+confirmed by its proof; the challenge is used once. A trusted beneficiary needs no
+``PAYOUT`` challenge of a quote (``quote_sca``)."""
 
 from __future__ import annotations
 
@@ -19,10 +17,9 @@ from ..db.tables_payments import ExternalAccount
 from ..db.tables_sca import ScaPending, TrustedBeneficiary
 from ..db.tables_wallet import Customer
 from ..ids import new_id
-from ..models.sca import BeneficiaryTrustConfirm, ScaAuthorization
+from ..models.sca import BeneficiaryTrustConfirm
 from ..services import Services
 from .errors import Refusal, not_found
-from .quotes import find_quote
 from .sca_login import (
     assertion_options,
     claim_pending,
@@ -32,7 +29,7 @@ from .sca_login import (
 )
 from .sca_profile import check_proof, find_factor, sca_customer, send_sms_code
 
-__all__ = ["authorize_quote", "confirm_trust", "resend_quote_code", "start_trust"]
+__all__ = ["confirm_trust", "start_trust"]
 
 
 def _beneficiary(db: Session, account_id: str) -> tuple[ExternalAccount, Customer]:
@@ -116,27 +113,3 @@ def confirm_trust(
     elif kind == "UNTRUST" and trusted is not None:
         db.delete(trusted)
     return {"trusted": kind == "TRUST"}
-
-
-def _quote_customer(db: Session, quote_id: str) -> Customer:
-    quote = find_quote(db, quote_id[:100])
-    if quote.customer_id is None:
-        raise Refusal(409, "SCA_NOT_REQUIRED", "SCA is not required for this quote.")
-    return sca_customer(db, quote.customer_id)
-
-
-def _no_challenge() -> Refusal:
-    return Refusal(409, "NO_PENDING_CHALLENGE", "The quote has no SCA challenge to authorize.")
-
-
-def authorize_quote(db: Session, quote_id: str, body: ScaAuthorization) -> dict[str, Any]:
-    """404, 409 ``SCA_NOT_REQUIRED``, else 409 ``NO_PENDING_CHALLENGE`` (see the module)."""
-    del body
-    _quote_customer(db, quote_id)
-    raise _no_challenge()
-
-
-def resend_quote_code(db: Session, quote_id: str) -> None:
-    """As :func:`authorize_quote`: no sandbox quote has an SMS challenge to resend."""
-    _quote_customer(db, quote_id)
-    raise _no_challenge()

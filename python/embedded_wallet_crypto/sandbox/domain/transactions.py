@@ -214,7 +214,7 @@ def fail_now(db: Session, row: Transaction, reason: str, *, refund: bool) -> Non
 
 
 def _quote_status(status: str) -> str:
-    if status in ("PENDING", "COMPLETED", "FAILED", "EXPIRED"):
+    if status in ("PENDING", "PENDING_AUTHORIZATION", "COMPLETED", "FAILED", "EXPIRED"):
         return status
     if status in ("REJECTED", "REFUNDED"):
         return "FAILED"

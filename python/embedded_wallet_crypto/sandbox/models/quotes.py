@@ -11,8 +11,13 @@ from .config import CounterpartyField
 from .customers import CurrencyOut
 from .fields import Amount, CurrencyCode, Id
 from .names import either
+from .sca import ScaChallengeOut
+
+#: The factors of a per-transaction SCA challenge (published ``ScaFactor`` without TOTP).
+TransactionFactor = Literal["SMS_OTP", "PASSKEY"]
 
 __all__ = [
+    "ExecuteQuote",
     "PurposeOfPayment",
     "QuoteCreate",
     "QuoteDestination",
@@ -89,6 +94,17 @@ class QuoteCreate(BaseModel):
     description: Annotated[str, Field(max_length=500)] | None = None
     purposeOfPayment: PurposeOfPayment | None = None
     senderCustomerInfo: dict[str, Annotated[str, Field(max_length=500)]] | None = None
+    #: The factor of the SCA challenge a realtime-funding quote of a customer of the EEA is
+    #: issued (SMS_OTP by default; TOTP cannot carry the dynamic linking: refused).
+    scaFactor: TransactionFactor | None = None
+
+
+class ExecuteQuote(BaseModel):
+    """The optional body of ``POST /quotes/{quoteId}/execute``: the factor of the SCA
+    challenge the execution issues for a customer of the EEA."""
+
+    model_config = ConfigDict(extra="ignore")
+    scaFactor: TransactionFactor | None = None
 
 
 class QuoteOut(BaseModel):
@@ -111,6 +127,8 @@ class QuoteOut(BaseModel):
     #: Where to pay; from an embedded wallet, the ``payloadToSign`` that executing stamps.
     paymentInstructions: list[dict[str, Any]] | None = None
     description: str | None = None
+    #: While ``PENDING_AUTHORIZATION``: the SCA challenge to authorize now.
+    scaChallenge: ScaChallengeOut | None = None
 
 
 class ReceiverCurrency(BaseModel):
