@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..clock import iso
+from ..db.engine import lock
 from ..db.tables_payments import ExternalAccount
 from ..db.tables_sca import ScaPending, TrustedBeneficiary
 from ..db.tables_wallet import Customer
@@ -101,6 +102,9 @@ def confirm_trust(
         sms_code_key=_sms_key(kind, customer.id),
     )
     claim_pending(db, pending)
+    # Two confirmations of two outstanding challenges (racing starts can leave two) decide one
+    # after the other: the beneficiary's row is locked before its trust row is read and written.
+    lock(db, account)
     trusted = db.get(TrustedBeneficiary, account.id)
     if kind == "TRUST" and trusted is None:
         db.add(
