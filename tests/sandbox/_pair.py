@@ -7,13 +7,16 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 
 from ._client import SandboxClient
 from ._server import SandboxServer
+from .conftest import database_url
 
-__all__ = ["clients_of", "race", "running_pair"]
+__all__ = ["clients_of", "pair_fixtures", "race", "running_pair"]
 
 
 @contextmanager
@@ -56,3 +59,26 @@ def race(calls: list[Callable[[], httpx.Response]]) -> list[httpx.Response]:
         thread.join()
     assert all(result is not None for result in results)
     return [result for result in results if result is not None]
+
+
+def pair_fixtures(name: str, database: str) -> tuple[Any, Any]:
+    """A race-test module's two fixtures: ``pair``, two ``ewc serve`` processes on one database
+    of the test's backend (module-scoped; ``name`` names its directory, ``database`` its
+    PostgreSQL database), and ``clients``, a platform client of each. A module binds them with
+    ``pair, clients = pair_fixtures(...)``."""
+
+    @pytest.fixture(scope="module")
+    def pair(
+        backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    ) -> Iterator[tuple[SandboxServer, SandboxServer]]:
+        with running_pair(
+            tmp_path_factory.mktemp(f"{name}-{backend}"), database_url(request, backend, database)
+        ) as servers:
+            yield servers
+
+    @pytest.fixture
+    def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
+        with clients_of(pair) as made:
+            yield made
+
+    return pair, clients

@@ -9,34 +9,15 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
-
-import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
-from ._server import SandboxServer
-from .conftest import database_url
+from ._pair import pair_fixtures, race
 
 ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
 AMOUNT = 100
 
 
-@pytest.fixture(scope="module")
-def pair(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    with running_pair(
-        tmp_path_factory.mktemp(f"card-pull-races-{backend}"),
-        database_url(request, backend, "pulls"),
-    ) as servers:
-        yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
+pair, clients = pair_fixtures("card-pull-races", "pulls")
 
 
 def test_a_due_pull_read_at_once_in_two_processes_debits_once(

@@ -16,19 +16,16 @@ from __future__ import annotations
 import os
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import httpx
-import pytest
 
 from ._client import SandboxClient
 from ._flows import Wallet
-from ._pair import clients_of, race, running_pair
+from ._pair import pair_fixtures, race
 from ._server import SandboxServer
-from .conftest import database_url
 from .test_kyc import PERSON
 from .test_sca import enroll_totp, eu_customer
 
@@ -36,21 +33,7 @@ ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
 CAP = 25  # beneficial owners per customer
 
 
-@pytest.fixture(scope="module")
-def pair(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    with running_pair(
-        tmp_path_factory.mktemp(f"customer-races-{backend}"),
-        database_url(request, backend, "cust"),
-    ) as servers:
-        yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
+pair, clients = pair_fixtures("customer-races", "cust")
 
 
 def _outcome(answer: httpx.Response, ok: int) -> str:

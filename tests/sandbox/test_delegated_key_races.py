@@ -9,37 +9,20 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import embedded_wallet_crypto as ewc
-import pytest
 
 from ._client import SandboxClient
 from ._flows import Wallet
-from ._pair import clients_of, race, running_pair
+from ._pair import pair_fixtures, race
 from ._server import SandboxServer
-from .conftest import database_url
 
 ROUNDS = int(os.environ.get("EWC_DELEGATED_RACE_ROUNDS", "10"))
 PATH = "/auth/delegated-keys"
 
 
-@pytest.fixture(scope="module")
-def pair(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    with running_pair(
-        tmp_path_factory.mktemp(f"delegated-races-{backend}"),
-        database_url(request, backend, "dkrace"),
-    ) as servers:
-        yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
+pair, clients = pair_fixtures("delegated-races", "dkrace")
 
 
 def _to_third_leg(

@@ -11,15 +11,10 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
-
-import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import pair_fixtures, race
 from ._payments import accounts, balance, fund, usd_external
-from ._server import SandboxServer
-from .conftest import database_url
 from .test_sca import eu_customer
 
 ROUNDS = int(os.environ.get("EWC_QUOTE_SCA_RACE_ROUNDS", "10"))
@@ -27,21 +22,7 @@ FUNDS = 1_000_000
 AMOUNT = 10_000
 
 
-@pytest.fixture(scope="module")
-def pair(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    with running_pair(
-        tmp_path_factory.mktemp(f"quote-sca-races-{backend}"),
-        database_url(request, backend, "qscarace"),
-    ) as servers:
-        yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
+pair, clients = pair_fixtures("quote-sca-races", "qscarace")
 
 
 def test_one_proof_releases_a_held_send_once_across_two_processes(

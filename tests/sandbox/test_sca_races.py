@@ -9,33 +9,15 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
-
-import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
-from ._server import SandboxServer
-from .conftest import database_url
+from ._pair import pair_fixtures, race
 from .test_sca import IP, enroll_totp, eu_customer, rfc6238
 
 ROUNDS = int(os.environ.get("EWC_SCA_RACE_ROUNDS", "10"))
 
 
-@pytest.fixture(scope="module")
-def pair(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    with running_pair(
-        tmp_path_factory.mktemp(f"sca-races-{backend}"), database_url(request, backend, "scarace")
-    ) as servers:
-        yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
+pair, clients = pair_fixtures("sca-races", "scarace")
 
 
 def test_one_totp_code_logs_in_once_across_two_processes(clients: list[SandboxClient]) -> None:

@@ -14,36 +14,17 @@ from __future__ import annotations
 import os
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
-from ._server import SandboxServer
-from .conftest import database_url
+from ._pair import pair_fixtures, race
 
 ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "20"))
 MINTED = 1_000_000  # 1.00 of a 6-decimal stablecoin
 BURN = 600_000
 
 
-@pytest.fixture(scope="module")
-def pair(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    with running_pair(
-        tmp_path_factory.mktemp(f"stablecoin-races-{backend}"),
-        database_url(request, backend, "coins"),
-    ) as servers:
-        yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
+pair, clients = pair_fixtures("stablecoin-races", "coins")
 
 
 def _keyed() -> dict[str, str]:
