@@ -344,8 +344,8 @@ def test_the_async_client_sends_the_same() -> None:
 
     pages = asyncio.run(main())
     assert [(type(p).__name__, p.hasMore) for p in pages] == [
-        ("TransactionList", True),
-        ("TransactionList", False),
+        ("TransactionListWithCards", True),
+        ("TransactionListWithCards", False),
     ]
     assert [request.url.params.get("cursor") for request in sent] == [None, "c1"]
 

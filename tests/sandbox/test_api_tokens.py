@@ -154,6 +154,22 @@ def test_pages_of_tokens(client: SandboxClient) -> None:
     assert len(seen) == 3 and set(seen) == made
 
 
+def test_the_platform_holds_at_most_100_tokens(client: SandboxClient) -> None:
+    """The platform's tokens are capped (409 COLLECTION_LIMIT_REACHED, counted under the
+    platform's lock); a deleted one makes room again."""
+    held = client.get("/tokens", params={"limit": 1}).json()["totalCount"]
+    made = [_create(client, "VIEW", name="cap")["id"] for _ in range(100 - held)]
+    try:
+        over = client.post("/tokens", {"name": "cap", "permissions": ["VIEW"]})
+        assert _code(over) == (409, "COLLECTION_LIMIT_REACHED"), over.text
+        assert client.get("/tokens", params={"limit": 1}).json()["totalCount"] == 100
+        assert client.request("DELETE", f"/tokens/{made.pop()}").status_code == 204
+        made.append(_create(client, "VIEW", name="cap")["id"])
+    finally:
+        for token_id in made:
+            client.request("DELETE", f"/tokens/{token_id}")
+
+
 @pytest.fixture(scope="module")
 def pair(
     backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory

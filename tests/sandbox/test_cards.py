@@ -282,6 +282,16 @@ def test_a_deleted_customer_is_issued_no_card(client: SandboxClient) -> None:
 
 
 @pytest.mark.usefixtures("sandbox_only")
+def test_a_cardholder_holds_at_most_50_cards(client: SandboxClient) -> None:
+    holder = _holder(client, funds=0)
+    for _ in range(50):
+        _card(client, holder)
+    body = {"cardholderId": holder["id"], "form": "VIRTUAL", "fundingSources": [holder["usd"]]}
+    over = client.post("/cards", body)
+    assert _code(over) == "409 COLLECTION_LIMIT_REACHED", over.text
+
+
+@pytest.mark.usefixtures("sandbox_only")
 def test_bad_simulations_are_4xx(client: SandboxClient) -> None:
     holder = _holder(client)
     card = _card(client, holder)["id"]

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from ..deps import Db, Paging, Platform, Svc, committed, require_platform
 from ..domain import api_tokens
 from ..models.api_tokens import ApiTokenCreate, ApiTokenList, ApiTokenOut
-from .common import PathId, answer, error_responses
+from .common import PathId, answer, cap_response, error_responses
 
 __all__ = ["router"]
 
@@ -25,7 +25,11 @@ _When = Annotated[str | None, Query(max_length=64)]
 
 
 @router.post(
-    "/tokens", status_code=201, response_model=ApiTokenOut, response_model_exclude_none=True
+    "/tokens",
+    status_code=201,
+    response_model=ApiTokenOut,
+    response_model_exclude_none=True,
+    responses=cap_response("API tokens of the platform"),
 )
 def create_token(body: ApiTokenCreate, db: Db, services: Svc, caller: Platform) -> JSONResponse:
     """Create a token with permissions the caller holds (403 ``PERMISSION_NOT_HELD`` for

@@ -15,7 +15,7 @@ from ..deps import Db, Paging, Platform, Svc, require_platform
 from ..domain import cards
 from ..models.cards import CardCreate, CardList, CardOut, CardRevealOut, CardUpdate
 from ..models.common import ErrorOut
-from .common import PathId, Sort, answer, error_responses
+from .common import PathId, Sort, answer, cap_response, error_responses
 
 __all__ = ["reveal_router", "router"]
 
@@ -33,7 +33,12 @@ _Filter = Annotated[str | None, Query(max_length=200)]
 _State = Literal["PENDING_KYC", "PROCESSING", "ACTIVE", "FROZEN", "CLOSED"]
 
 
-@router.post("/cards", status_code=201, response_model=CardOut)
+@router.post(
+    "/cards",
+    status_code=201,
+    response_model=CardOut,
+    responses=cap_response("cards of the cardholder"),
+)
 def create_card(body: CardCreate, platform: Platform, db: Db, services: Svc) -> JSONResponse:
     """Issue a card to a KYC-approved cardholder (PROCESSING until provisioned)."""
     created = cards.create_card(db, services, platform, body)

@@ -37,6 +37,7 @@ from ..db.engine import Database
 from ..db.pages import PageRequest, page
 from ..db.tables_platform import ApiToken
 from ..services import Services
+from .collection_caps import MAX_API_TOKENS, ensure_room, lock_platform
 from .errors import Refusal, not_found
 from .transaction_queries import created_between
 
@@ -103,7 +104,8 @@ def create_token(
     db: Session, services: Services, caller: str, name: str, permissions: list[str]
 ) -> dict[str, Any]:
     """A new token; the answer carries ``clientSecret``, which is never available again. 403
-    ``PERMISSION_NOT_HELD`` when ``permissions`` has one the ``caller`` does not hold."""
+    ``PERMISSION_NOT_HELD`` when ``permissions`` has one the ``caller`` does not hold; 409
+    ``COLLECTION_LIMIT_REACHED`` past :data:`MAX_API_TOKENS` (counted under the platform's lock)."""
     lacking = sorted(set(permissions) - caller_permissions(db, caller))
     if lacking:
         raise Refusal(
@@ -113,6 +115,8 @@ def create_token(
             + ", ".join(lacking)
             + ".",
         )
+    lock_platform(db)
+    ensure_room(db, select(ApiToken.id), MAX_API_TOKENS, "API tokens")
     ident = uuid.uuid4()
     secret = secrets.token_hex(_SECRET_BYTES)
     salt = secrets.token_hex(16)

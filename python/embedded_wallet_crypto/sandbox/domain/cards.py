@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from ...errors import SignedUrlError
 from ...signed_urls import MAX_LIFETIME_SECONDS, sign_url, verify_signed_url
 from ..clock import iso
+from ..db.engine import lock
 from ..db.pages import PageRequest, page
 from ..db.tables_agents import Verification
 from ..db.tables_cards import Card
@@ -38,6 +39,7 @@ from ..db.tables_wallet import Customer, InternalAccount
 from ..ids import new_id
 from ..models.cards import CardCreate, CardUpdate
 from ..services import Services, shared_secret
+from .collection_caps import MAX_CARDS, ensure_room
 from .errors import Refusal, invalid, not_found
 from .live_customers import is_deleted
 from .webhooks import emit
@@ -179,8 +181,11 @@ def create_card(db: Session, services: Services, platform: str, body: CardCreate
     key = _detail_key(services)  # before the request's transaction (made once, in its own)
     if body.threeDSecurePassword is not None:
         raise invalid("This card program's issuer takes no static 3-D Secure password.")
-    if db.get(Customer, body.cardholderId) is None or is_deleted(db, body.cardholderId):
+    holder = db.get(Customer, body.cardholderId)
+    if holder is None or is_deleted(db, body.cardholderId):
         raise invalid("No customer has this cardholderId.")
+    lock(db, holder)  # the cap below is counted with the cardholder's row locked
+    ensure_room(db, select(Card.id).where(Card.cardholder_id == holder.id), MAX_CARDS, "cards")
     if not _kyc_approved(db, body.cardholderId):
         raise invalid("The cardholder's KYC status is not APPROVED.", "CARDHOLDER_KYC_NOT_APPROVED")
     card_currency = _sources_currency(db, body.cardholderId, body.fundingSources)

@@ -1,7 +1,8 @@
 """The caps on what clients grow: the service stores nothing past its documented limits.
 
-Each cap counts the rows of one parent (a customer's beneficial owners, a holder's documents,
-the platform's stablecoin links and stablecoins, a stablecoin's operations) with that parent's
+Each cap counts the rows of one parent (a customer's beneficial owners and cards, a holder's
+documents, the platform's API tokens, stablecoin links and stablecoins, a stablecoin's
+operations) with that parent's
 row locked, in the transaction that inserts the new row, so that of concurrent inserts (in any
 process, on any backend) exactly the ones under the cap are stored; the next is refused 409
 ``COLLECTION_LIMIT_REACHED``. The platform's own collections lock the platform's configuration
@@ -20,7 +21,9 @@ from .errors import Refusal
 from .platform_config import load_config
 
 __all__ = [
+    "MAX_API_TOKENS",
     "MAX_BENEFICIAL_OWNERS",
+    "MAX_CARDS",
     "MAX_DOCUMENTS",
     "MAX_STABLECOINS",
     "MAX_STABLECOIN_LINKS",
@@ -29,6 +32,10 @@ __all__ = [
     "lock_platform",
 ]
 
+#: API tokens of the platform.
+MAX_API_TOKENS: Final = 100
+#: Cards of one cardholder (closed ones included: they stay stored).
+MAX_CARDS: Final = 50
 #: Beneficial owners of one business customer.
 MAX_BENEFICIAL_OWNERS: Final = 25
 #: Documents of one holder (a customer or a beneficial owner).
