@@ -334,22 +334,34 @@ def test_the_published_names_answer_validates(
 
     try:
         sender = eu_sender(client)
-        # USD funding into the customer's EUR account (the sandbox's EUR funding instructions
-        # are account-and-routing numbers, not the published EUR_ACCOUNT's IBAN)
-        source = {"sourceType": "REALTIME_FUNDING", "currency": "USD", "customerId": sender["id"]}
-        body = {
-            "source": source,
-            "destination": {"destinationType": "ACCOUNT", "accountId": sender["EUR"]},
-            "lockedCurrencySide": "SENDING",
-            "lockedCurrencyAmount": AMOUNT,
-        }
-        held = valid("POST", "/quotes", client.post("/quotes", body))
-        assert held["status"] == "PENDING_AUTHORIZATION"
-        path = f"/quotes/{held['id']}"
-        step = valid("POST", "/quotes/{quoteId}/authorize", client.post(f"{path}/authorize", CODE))
-        assert step["scaChallenge"]["purpose"] == "PAYOUT"
-        done = valid("POST", "/quotes/{quoteId}/authorize", client.post(f"{path}/authorize", CODE))
-        assert done["paymentInstructions"]
+        # USD funding into the customer's EUR account, and EUR funding out to its USD bank
+        # account: the instructions are each currency's published account type (USD_ACCOUNT's
+        # routing number, EUR_ACCOUNT's IBAN)
+        for currency, account_type, target in (
+            ("USD", "USD_ACCOUNT", sender["EUR"]),
+            ("EUR", "EUR_ACCOUNT", sender["bank"]),
+        ):
+            source = {
+                "sourceType": "REALTIME_FUNDING",
+                "currency": currency,
+                "customerId": sender["id"],
+            }
+            body = {
+                "source": source,
+                "destination": {"destinationType": "ACCOUNT", "accountId": target},
+                "lockedCurrencySide": "SENDING",
+                "lockedCurrencyAmount": AMOUNT,
+            }
+            held = valid("POST", "/quotes", client.post("/quotes", body))
+            assert held["status"] == "PENDING_AUTHORIZATION"
+            path = f"/quotes/{held['id']}"
+            authorize = client.post(f"{path}/authorize", CODE)
+            step = valid("POST", "/quotes/{quoteId}/authorize", authorize)
+            assert step["scaChallenge"]["purpose"] == "PAYOUT"
+            authorize = client.post(f"{path}/authorize", CODE)
+            done = valid("POST", "/quotes/{quoteId}/authorize", authorize)
+            (instruction,) = done["paymentInstructions"]
+            assert instruction["accountOrWalletInfo"]["accountType"] == account_type
         quote = _quote(client, _account_source(sender["EUR"]), sender["bank"])
         path = f"/quotes/{quote['id']}"
         waiting = valid("POST", "/quotes/{quoteId}/execute", client.post(f"{path}/execute"))
@@ -372,4 +384,4 @@ def test_the_published_names_answer_validates(
     finally:
         client.close()
         assert running.stop() == 0
-    assert len(checked) == 6, checked
+    assert len(checked) == 9, checked

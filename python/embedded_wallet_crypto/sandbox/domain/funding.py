@@ -9,7 +9,7 @@ from typing import Any
 
 from ..db.tables_wallet import InternalAccount
 
-__all__ = ["funding_instructions"]
+__all__ = ["account_details", "funding_instructions"]
 
 
 def _iban(country: str, bban: str) -> str:
@@ -52,20 +52,21 @@ _FIAT: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 
-def funding_instructions(account: InternalAccount) -> list[dict[str, Any]]:
-    """Where money for ``account`` can be sent (sandbox details; ``/sandbox/internal-accounts/
-    {id}/fund`` simulates a deposit)."""
-    digest = hashlib.sha256(account.id.encode("utf-8", "surrogatepass")).hexdigest()
-    digits = str(int(digest[:16], 16))[-10:].rjust(10, "0")
-    reference = "SBX-" + digest[:10].upper()
-    if account.type == "EMBEDDED_WALLET" or account.currency in ("USDC", "USDT", "BTC"):
-        info: dict[str, Any] = {
+def account_details(
+    currency: str, seed: str, reference: str, *, wallet: bool = False
+) -> dict[str, Any]:
+    """The published ``accountOrWalletInfo`` of sandbox bank (or wallet) details in
+    ``currency``, derived from ``seed`` (hex digits): an internal account's funding details and
+    a realtime-funded quote's payment instructions are the same shapes."""
+    digits = str(int(seed[:16], 16))[-10:].rjust(10, "0")
+    if wallet or currency in ("USDC", "USDT", "BTC"):
+        return {
             "accountType": "SPARK_WALLET",
-            "assetType": account.currency,
-            "address": "spark1sandbox" + digest[:40],
+            "assetType": currency,
+            "address": "spark1sandbox" + seed[:40],
         }
-    elif account.currency == "USD":
-        info = {
+    if currency == "USD":
+        return {
             "accountType": "USD_ACCOUNT",
             "paymentRails": ["ACH", "WIRE", "RTP"],
             "accountNumber": digits,
@@ -73,23 +74,32 @@ def funding_instructions(account: InternalAccount) -> list[dict[str, Any]]:
             "bankName": "Sandbox Bank",
             "reference": reference,
         }
-    elif account.currency in _FIAT:
-        info = {
-            "accountType": f"{account.currency}_ACCOUNT",
-            **_FIAT[account.currency](str(int(digest[16:48], 16)).rjust(40, "0")),
+    if currency in _FIAT:
+        return {
+            "accountType": f"{currency}_ACCOUNT",
+            **_FIAT[currency](str(int(seed[16:48], 16)).rjust(40, "0")),
             "reference": reference,
         }
-    else:  # a currency without sandbox bank details: a SWIFT wire (the published generic)
-        info = {
-            "accountType": "SWIFT_ACCOUNT",
-            "country": "US",
-            "swiftCode": "SBXBUS33",
-            "bankName": "Sandbox Bank",
-            "accountNumber": digits,
-            "accountHolderName": "Sandbox Platform",
-            "paymentRails": ["SWIFT"],
-            "reference": reference,
-        }
+    return {  # a currency without sandbox bank details: a SWIFT wire (the published generic)
+        "accountType": "SWIFT_ACCOUNT",
+        "country": "US",
+        "swiftCode": "SBXBUS33",
+        "bankName": "Sandbox Bank",
+        "accountNumber": digits,
+        "accountHolderName": "Sandbox Platform",
+        "paymentRails": ["SWIFT"],
+        "reference": reference,
+    }
+
+
+def funding_instructions(account: InternalAccount) -> list[dict[str, Any]]:
+    """Where money for ``account`` can be sent (sandbox details; ``/sandbox/internal-accounts/
+    {id}/fund`` simulates a deposit)."""
+    digest = hashlib.sha256(account.id.encode("utf-8", "surrogatepass")).hexdigest()
+    reference = "SBX-" + digest[:10].upper()
+    info = account_details(
+        account.currency, digest, reference, wallet=account.type == "EMBEDDED_WALLET"
+    )
     return [
         {
             "accountOrWalletInfo": info,

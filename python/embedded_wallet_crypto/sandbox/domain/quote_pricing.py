@@ -4,6 +4,7 @@ lookup of an UMA destination, the sandbox's fixed rates and fees, and the config
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from ..db.tables_payments import ExternalAccount, ReceiverLookup
 from ..db.tables_wallet import Customer, InternalAccount
 from ..models.quotes import QuoteCreate, QuoteDestination, QuoteSource
 from .errors import Refusal, invalid, not_found
+from .funding import account_details
 from .payment_tables import (
     MAX_LOCKED_AMOUNT,
     RATES_PER_USD,
@@ -135,17 +137,16 @@ def _check_lookup(db: Session, body: QuoteCreate, destination: dict[str, Any]) -
 
 
 def funding_instructions(quote_id: str, code: str, amount: int) -> list[dict[str, Any]]:
+    """Where a realtime-funded quote's money is sent: sandbox details in the published shape
+    of ``code``'s account type (as an internal account's funding details), with the quote's
+    reference."""
     reference = "SBX-" + quote_id.rsplit(":", 1)[-1][:8].upper()
+    seed = hashlib.sha256(quote_id.encode("utf-8", "surrogatepass")).hexdigest()
+    info = account_details(code, seed, reference)
+    info.setdefault("reference", reference)
     return [
         {
-            "accountOrWalletInfo": {
-                "accountType": "USD_ACCOUNT" if code == "USD" else f"{code}_ACCOUNT",
-                "paymentRails": ["ACH", "WIRE", "RTP"],
-                "accountNumber": "000123456789",
-                "routingNumber": "021000021",
-                "bankName": "Sandbox Bank",
-                "reference": reference,
-            },
+            "accountOrWalletInfo": info,
             "instructionsNotes": (
                 f"Send exactly {amount} (smallest units of {code}) with reference {reference}; "
                 "in the sandbox, POST /sandbox/send simulates it."
