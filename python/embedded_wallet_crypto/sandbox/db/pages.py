@@ -28,8 +28,10 @@ __all__ = [
     "MAX_CURSOR_LENGTH",
     "MAX_LIMIT",
     "PageRequest",
+    "count_of",
     "decode_cursor",
     "encode_cursor",
+    "keyset",
     "page",
     "page_of",
     "parse_limit",
@@ -107,19 +109,16 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     return created, ident
 
 
-def page(
-    db: Session,
-    query: Select[Any],
-    table: Any,
-    render: Callable[[Any], dict[str, Any]],
-    request: PageRequest,
-) -> dict[str, Any]:
-    """One page of ``query`` (the rows of ``table``, which has ``created_at`` and ``id``), each
-    row rendered by ``render``, as the list envelope. Only the page's rows are rendered."""
-    if not 1 <= request.limit <= MAX_LIMIT:
-        raise invalid(f"limit must be an integer from 1 to {MAX_LIMIT}.")
+def count_of(db: Session, query: Select[Any]) -> int:
+    """How many rows ``query`` has (its order dropped)."""
+    return db.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
+
+
+def keyset(query: Select[Any], table: Any, request: PageRequest) -> Select[Any]:
+    """``query`` (rows of ``table``, which has ``created_at`` and ``id``) from after the
+    request's cursor on, in the order asked, ``limit + 1`` rows: one more than the page, which
+    says whether another page follows."""
     created, ident = table.created_at, table.id
-    total = db.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     if request.cursor is not None:
         after_created, after_id = decode_cursor(request.cursor)
         if request.descending:
@@ -131,7 +130,22 @@ def page(
                 or_(created > after_created, and_(created == after_created, ident > after_id))
             )
     order = (created.desc(), ident.desc()) if request.descending else (created.asc(), ident.asc())
-    rows = db.scalars(query.order_by(None).order_by(*order).limit(request.limit + 1)).all()
+    return query.order_by(None).order_by(*order).limit(request.limit + 1)
+
+
+def page(
+    db: Session,
+    query: Select[Any],
+    table: Any,
+    render: Callable[[Any], dict[str, Any]],
+    request: PageRequest,
+) -> dict[str, Any]:
+    """One page of ``query`` (the rows of ``table``, which has ``created_at`` and ``id``), each
+    row rendered by ``render``, as the list envelope. Only the page's rows are rendered."""
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise invalid(f"limit must be an integer from 1 to {MAX_LIMIT}.")
+    total = count_of(db, query)
+    rows = db.scalars(keyset(query, table, request)).all()
     shown = rows[: request.limit]
     body: dict[str, Any] = {
         "data": [render(row) for row in shown],

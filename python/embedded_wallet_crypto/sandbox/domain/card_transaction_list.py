@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from ..db.pages import MAX_LIMIT, PageRequest, decode_cursor, encode_cursor
+from ..db.pages import MAX_LIMIT, PageRequest, count_of, encode_cursor, keyset
 from ..db.tables_cards import Card, CardTransaction
 from ..db.tables_payments import Transaction
 from ..services import Services
@@ -65,27 +65,6 @@ def card_transactions_query(filters: TransactionFilters) -> Select[Any] | None:
     return created_between(query, CardTransaction.created_at, filters.start, filters.end)
 
 
-def _after_cursor(query: Select[Any], table: Any, request: PageRequest) -> Select[Any]:
-    """``query`` from the cursor on, in the order asked, ``limit + 1`` rows."""
-    created, ident = table.created_at, table.id
-    if request.cursor is not None:
-        after_created, after_id = decode_cursor(request.cursor)
-        if request.descending:
-            query = query.where(
-                or_(created < after_created, and_(created == after_created, ident < after_id))
-            )
-        else:
-            query = query.where(
-                or_(created > after_created, and_(created == after_created, ident > after_id))
-            )
-    order = (created.desc(), ident.desc()) if request.descending else (created.asc(), ident.asc())
-    return query.order_by(None).order_by(*order).limit(request.limit + 1)
-
-
-def _count(db: Session, query: Select[Any]) -> int:
-    return db.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
-
-
 def list_with_cards(
     db: Session, services: Services, filters: TransactionFilters, request: PageRequest
 ) -> dict[str, Any]:
@@ -103,8 +82,8 @@ def list_with_cards(
     total = 0
     rows: list[tuple[Any, Callable[[Any], dict[str, Any]]]] = []
     for query, table, render in parts:
-        total += _count(db, query)
-        rows.extend((row, render) for row in db.scalars(_after_cursor(query, table, request)))
+        total += count_of(db, query)
+        rows.extend((row, render) for row in db.scalars(keyset(query, table, request)))
     rows.sort(key=lambda item: (item[0].created_at, item[0].id), reverse=request.descending)
     shown = rows[: request.limit]
     body: dict[str, Any] = {
