@@ -20,6 +20,7 @@ from typing import Any
 from _ci import skip_or_fail
 
 from ._client import SandboxClient
+from ._server import SandboxServer
 
 REPO = Path(__file__).resolve().parents[2]
 GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"
@@ -215,3 +216,19 @@ def trigger(client: SandboxClient, event_type: str, data: dict[str, Any] | None 
     assert made.status_code == 201, made.text
     event_id: str = made.json()["id"]
     return event_id
+
+
+@contextmanager
+def hooked_server(root: Path, hooks: Hooks, **options: Any) -> Iterator[SandboxServer]:
+    """An ``ewc serve`` (``options`` as :class:`SandboxServer` takes them) whose webhook
+    endpoint is ``hooks``; it must stop cleanly."""
+    running = SandboxServer(root, **options)
+    running.start()
+    api = SandboxClient(running.base_url, running.auth)
+    try:
+        patched = api.request("PATCH", "/config", json={"webhookEndpoint": hooks.url})
+        assert patched.status_code == 200, patched.text
+    finally:
+        api.close()
+    yield running
+    assert running.stop() == 0

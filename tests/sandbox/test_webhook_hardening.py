@@ -18,7 +18,7 @@ from embedded_wallet_crypto.sandbox.domain.webhook_retention import MAX_ATTEMPTS
 from ._client import SandboxClient
 from ._pair import clients_of, running_pair
 from ._server import SandboxServer
-from ._webhooks import Hooks, event, hooks_server, poll, trigger
+from ._webhooks import Hooks, event, hooked_server, hooks_server, poll, trigger
 from .conftest import database_url
 
 #: An approval waits 5 minutes (6 s); retries come when the test moves the clock.
@@ -38,18 +38,13 @@ def server(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
-    running = SandboxServer(
+    with hooked_server(
         tmp_path_factory.mktemp(f"webhook-hardening-{backend}"),
+        hooks,
         database=database_url(request, backend, "hooks"),
         time_scale=TIME_SCALE,
-    )
-    running.start()
-    api = SandboxClient(running.base_url, running.auth)
-    patched = api.request("PATCH", "/config", json={"webhookEndpoint": hooks.url})
-    assert patched.status_code == 200, patched.text
-    api.close()
-    yield running
-    assert running.stop() == 0
+    ) as running:
+        yield running
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from ._server import SandboxServer
 from ._webhooks import (
     Hooks,
     event,
+    hooked_server,
     hooks_server,
     poll,
     published_errors,
@@ -60,18 +61,13 @@ def server(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[SandboxServer]:
-    running = SandboxServer(
+    with hooked_server(
         tmp_path_factory.mktemp(f"webhooks-{backend}"),
+        hooks,
         database=database_url(request, backend, "sandbox"),
         time_scale=TIME_SCALE,
-    )
-    running.start()
-    api = SandboxClient(running.base_url, running.auth)
-    patched = api.request("PATCH", "/config", json={"webhookEndpoint": hooks.url})
-    assert patched.status_code == 200, patched.text
-    api.close()
-    yield running
-    assert running.stop() == 0
+    ) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

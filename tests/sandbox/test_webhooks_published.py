@@ -15,7 +15,16 @@ import pytest
 
 from ._client import SandboxClient
 from ._server import SandboxServer
-from ._webhooks import Hooks, event, hooks_server, poll, published_errors, trigger, verify_published
+from ._webhooks import (
+    Hooks,
+    event,
+    hooked_server,
+    hooks_server,
+    poll,
+    published_errors,
+    trigger,
+    verify_published,
+)
 
 GRID_RATES = {
     "gridApiMultiplier",
@@ -34,16 +43,10 @@ def hooks() -> Iterator[Hooks]:
 
 @pytest.fixture(scope="module")
 def server(hooks: Hooks, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp("webhooks-published"), extra=["--names", "published"]
-    )
-    running.start()
-    api = SandboxClient(running.base_url, running.auth)
-    patched = api.request("PATCH", "/config", json={"webhookEndpoint": hooks.url})
-    assert patched.status_code == 200, patched.text
-    api.close()
-    yield running
-    assert running.stop() == 0
+    with hooked_server(
+        tmp_path_factory.mktemp("webhooks-published"), hooks, extra=["--names", "published"]
+    ) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
