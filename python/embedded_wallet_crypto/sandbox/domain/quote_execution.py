@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ...errors import SignedRetryError, StampError
@@ -142,12 +142,12 @@ def execute_quote(
         check_signer(db, services, row, signature.stamp)
     _require_destination_room(db, row)
     if wallet and not signature.claimed:
-        require_funds(db, source_id, row.total_sending)
+        _require_funds(db, row, source_id)
         claim_signature(db, services, row, signature.stamp)
     customer = sca_customer_of(db, row)
     purposes = purposes_of(db, row) if customer is not None else []
     if customer is not None and purposes:
-        require_funds(db, source_id, row.total_sending)
+        _require_funds(db, row, source_id)
         issue(db, services, row, customer, purposes, preferred=sca_factor)
         _claim(db, row)
         lapse = Step(CHALLENGE_SECONDS, "FAILED", SCA_NOT_COMPLETED)
@@ -207,6 +207,19 @@ def _require_destination_room(db: Session, row: Quote) -> None:
     account that its receiving amount would take past the balance ceiling."""
     if row.destination.get("destinationType") != "UMA_ADDRESS":
         require_room(db, str(row.destination.get("accountId")), row.total_receiving)
+
+
+def _require_funds(db: Session, row: Quote, source_id: str) -> None:
+    """400 INSUFFICIENT_FUNDS before the stamp is used, unless the shortfall is the quote's
+    own execution committed meanwhile by a concurrent request (its claim and its debit are
+    one commit): that loser answers 409 QUOTE_ALREADY_EXECUTED, as it would have a moment
+    later. The quote's flag is read again only on this refusal's path."""
+    try:
+        require_funds(db, source_id, row.total_sending)
+    except Refusal:
+        if db.scalar(select(Quote.executed).where(Quote.id == row.id)):
+            raise already_executed() from None
+        raise
 
 
 def _claim(db: Session, row: Quote) -> None:
