@@ -51,6 +51,34 @@ def test_a_dropped_idle_connection_is_replaced_and_a_busy_one_is_not_pinged(
             database.dispose()
 
 
+def test_the_loop_connection_is_kept_replaced_after_idle_and_dropped_when_it_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``loop_reads()``: the event loop's connection stays checked out between uses; after
+    an idle second it goes back to the pool (which tests it); one that fails is dropped."""
+    with running_postgres() as server:
+        database = Database(server.dsn)
+        try:
+            with database.loop_reads() as connection:
+                pid = connection.execute(_PID).scalar()
+            with database.loop_reads() as connection:
+                assert connection.execute(_PID).scalar() == pid  # the same one, kept
+            _drop(server.dsn, pid)
+            monkeypatch.setattr(engine, "PING_AFTER_IDLE_SECONDS", 0.0)  # it has idled
+            with database.loop_reads() as connection:
+                replaced = connection.execute(_PID).scalar()
+            assert isinstance(replaced, int) and replaced != pid
+
+            monkeypatch.setattr(engine, "PING_AFTER_IDLE_SECONDS", 3600.0)
+            _drop(server.dsn, replaced)
+            with pytest.raises(OperationalError), database.loop_reads() as connection:
+                connection.execute(_PID)
+            with database.loop_reads() as connection:
+                assert connection.execute(_PID).scalar() not in (pid, replaced)
+        finally:
+            database.dispose()
+
+
 def _rows(dsn: str) -> int:
     with psycopg.connect(dsn) as other:
         row = other.execute("SELECT count(*) FROM ewc_engine_probe").fetchone()

@@ -3,7 +3,10 @@ counters in one row of the database, read by every process at the start of each 
 
 What one process is told (move the clock, arm a fault) another process on the same database
 learns at its next request: :func:`refresh` reads the row and the armed faults in one short
-statement (no transaction), off the event loop, and copies the offset into the process's clock.
+statement (no transaction) and copies the offset into the process's clock. The request gate
+runs it on the event loop, on the loop's own connection (a read that waits for no lock and no
+pool); only a request with writes to make first (a fault's share, a seed scope) goes off the
+loop for them (:func:`begin_request`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ __all__ = [
     "ensure_state",
     "next_ordinal",
     "refresh",
+    "writes_first",
 ]
 
 #: The most one ``POST /sandbox/clock/advance`` moves the clock: ten years.
@@ -68,11 +72,12 @@ _STATE = (
 )
 
 
-def refresh(database: Database) -> Snapshot:
+def refresh(database: Database, *, on_loop: bool = False) -> Snapshot:
     """Read the offset and the armed faults, and set this process's clock: one statement
     outside a transaction (:meth:`~.db.engine.Database.reads`: no ORM session, no ``BEGIN`` or
-    ``ROLLBACK`` round trips; this runs before every request of the sandbox)."""
-    with database.reads() as connection:
+    ``ROLLBACK`` round trips; this runs before every request of the sandbox). ``on_loop``: on
+    the event loop, through :meth:`~.db.engine.Database.loop_reads`."""
+    with database.loop_reads() if on_loop else database.reads() as connection:
         rows = connection.execute(_STATE).all()
     offset = float(rows[0][0]) if rows else 0.0
     set_offset(offset)
@@ -129,13 +134,17 @@ def next_ordinal(database: Database) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
+def writes_first(snapshot: Snapshot, operation: str | None, changing: bool) -> bool:
+    """Whether a request has writes to make before it runs (:func:`begin_request`)."""
+    return changing or operation in snapshot.armed
+
+
 def begin_request(
-    database: Database, operation: str | None, changing: bool
+    database: Database, snapshot: Snapshot, operation: str | None, changing: bool
 ) -> tuple[Fault | None, str | None]:
-    """What a request of the sandbox needs before it runs, in one hop off the event loop: the
-    clock's offset (:func:`refresh`); its share of a fault armed for ``operation``; and, for a
+    """The writes a request of the sandbox makes before it runs, off the event loop, once
+    :func:`refresh` read ``snapshot``: its share of a fault armed for ``operation``; and, for a
     ``changing`` request of a seeded service, its seed scope ``generation/ordinal``."""
-    snapshot = refresh(database)
     fault = take(database, operation) if operation in snapshot.armed else None
     scope = None
     if changing:

@@ -10,10 +10,11 @@
    it is read, by the framework's own limit (``FastAPI(max_body_size=...)``), which stops at
    the limit; its 413 is answered in the error shape by the error handlers.
 
-In the sandbox environment, once a request has passed both, the control plane's hooks run
-(``control.begin_request``, one hop off the event loop): the test clock's offset is read from
-the database, the request takes its share of a fault armed for its operation (``faults``), and
-a changing request of a ``--seed`` service gets its seed scope (``ids``). Every answered
+In the sandbox environment, once a request has passed both, the control plane's hooks run:
+the test clock's offset is read from the database (``control.refresh``, on the event loop's
+own connection); only when there is a write to make first does the request go off the loop for
+it (``control.begin_request``): its share of a fault armed for its operation (``faults``), or
+the seed scope of a changing request of a ``--seed`` service (``ids``). Every answered
 request is noted in the request log (``request_log``), with its error ``code``. The gate matches
 the request's route template first and leaves it in the scope (``ROUTE_TEMPLATE_KEY``), so that
 the logs hide the path's codes in every answer, the gate's own (401, 413, a fault) included.
@@ -32,7 +33,7 @@ import re
 import time
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, FastAPI
 from fastapi.dependencies.models import Dependant
@@ -42,7 +43,7 @@ from starlette.datastructures import Headers
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .control import begin_request
+from .control import begin_request, refresh, writes_first
 from .deps import (
     AGENT_SCOPE_KEY,
     PLATFORM_SCOPE_KEY,
@@ -59,6 +60,9 @@ from .request_log import ROUTE_TEMPLATE_KEY, error_code, logged_path
 from .settings import BASE_PATH
 
 __all__ = ["RequestGate", "needs", "needs_platform"]
+
+#: Where the gate keeps its match of the request's route (:meth:`RequestGate._match`).
+_MATCHED_KEY = "ewc.gate_match"
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
@@ -123,8 +127,11 @@ class RequestGate:
         return False, False, None, template
 
     def _needs(self, scope: Scope) -> tuple[bool, bool, str | None]:
-        """:meth:`_match` without the template."""
-        return self._match(scope)[:3]
+        """:meth:`_match` without the template (matched once per request, kept in the scope)."""
+        matched = scope.get(_MATCHED_KEY)
+        if matched is None:
+            matched = scope[_MATCHED_KEY] = self._match(scope)
+        return cast("tuple[bool, bool, str | None]", matched[:3])
 
     async def _refusal(self, scope: Scope, headers: Headers) -> Refusal | None:
         platform, agent, _ = self._needs(scope)
@@ -151,7 +158,8 @@ class RequestGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope[ROUTE_TEMPLATE_KEY] = self._match(scope)[3]
+        matched = scope[_MATCHED_KEY] = self._match(scope)
+        scope[ROUTE_TEMPLATE_KEY] = matched[3]
         if not self.service.state.settings.sandbox:
             await self._gated(scope, receive, send, control=False)
             return
@@ -197,11 +205,15 @@ class RequestGate:
         """The request in the sandbox: the clock read, its fault taken, its seed scope set."""
         operation = self._needs(scope)[2]
         changing = seeded() and scope["method"] not in ("GET", "HEAD", "OPTIONS")
-        fault: Fault | None
+        database = self.service.state.database
+        fault: Fault | None = None
+        seed_scope: str | None = None
         try:
-            fault, seed_scope = await run_in_threadpool(
-                begin_request, self.service.state.database, operation, changing
-            )
+            snapshot = refresh(database, on_loop=True)
+            if writes_first(snapshot, operation, changing):
+                fault, seed_scope = await run_in_threadpool(
+                    begin_request, database, snapshot, operation, changing
+                )
         except Exception:  # the database failed us: answered in the error shape, logged
             logger.exception("control plane on %s %s", scope["method"], logged_path(scope))
             await error_response(unexpected())(scope, receive, send)

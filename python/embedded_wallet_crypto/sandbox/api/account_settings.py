@@ -3,17 +3,18 @@ retry binding the update fields)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Signed, Svc, require_platform
 from ..domain import account_settings
 from ..models.customers import InternalAccountOut, InternalAccountUpdate
 from .common import CHALLENGE_RESPONSE, PathId, error_responses, signed_answer
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Internal accounts"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

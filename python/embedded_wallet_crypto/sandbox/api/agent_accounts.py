@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Me, Paging, Svc
@@ -23,10 +23,11 @@ from ..models.external_accounts import (
     ExternalAccountOut,
 )
 from .common import PathId, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Agents"],
     responses={
         **error_responses(400, 401, 404),

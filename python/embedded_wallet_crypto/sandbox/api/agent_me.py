@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Me, Paging, Signed, Svc
@@ -20,11 +20,12 @@ from ..models.quotes import QuoteCreate, QuoteOut
 from ..models.transactions import TransactionList, TransactionOut
 from ..models.transfers import TransferIn, TransferOut
 from .common import IDEMPOTENCY_RESPONSES, PathId, Sort, answer, error_responses, idempotent
+from .routing import Router
 from .transactions import Filters
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Agents"])
+router = Router(tags=["Agents"])
 
 #: The error answers of the agent's transfers (documented in the OpenAPI document).
 _TRANSFER_ERRORS: dict[int | str, dict[str, Any]] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query, Response
+from fastapi import Body, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
@@ -28,11 +28,12 @@ from ..models.agents import (
 from ..models.common import SortOrder
 from ..models.fields import FreeForm
 from .common import Sort, answer
+from .routing import Router
 from .transactions import DateTimeQuery
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Agents"])
+router = Router(tags=["Agents"])
 
 _Id = Annotated[str | None, Query(max_length=200)]
 

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Platform, Svc, committed, require_platform
 from ..domain import api_tokens
 from ..models.api_tokens import ApiTokenCreate, ApiTokenList, ApiTokenOut
 from .common import PathId, answer, cap_response, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["API Tokens"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 403),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
@@ -17,10 +17,11 @@ from ..models.kyc import (
     BeneficialOwnerUpdate,
 )
 from .common import PathId, answer, cap_response, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["KYC/KYB Verifications"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 403),

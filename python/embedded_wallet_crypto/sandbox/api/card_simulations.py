@@ -4,7 +4,6 @@ effects on balances are in ``domain.card_simulations``."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from ..deps import SANDBOX_ONLY, Db, Platform, Svc
@@ -19,10 +18,11 @@ from ..models.cards import (
     TransactionRefRequest,
 )
 from .common import PathId, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Sandbox"],
     dependencies=SANDBOX_ONLY,
     responses={**error_responses(400, 401, 404), 403: {"description": "Production mode."}},

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from ..deps import Db, Paging, Platform, Svc, require_platform
@@ -16,6 +16,7 @@ from ..domain import cards
 from ..models.cards import CardCreate, CardList, CardOut, CardRevealOut, CardUpdate
 from ..models.common import ErrorOut
 from .common import PathId, Sort, answer, cap_response, error_responses
+from .routing import Router
 
 __all__ = ["reveal_router", "router"]
 
@@ -23,7 +24,7 @@ _STATE: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "The card's state refuses the change."},
 }
 
-router = APIRouter(
+router = Router(
     tags=["Cards"],
     dependencies=[Depends(require_platform)],
     responses={**error_responses(400, 401, 404), **_STATE},
@@ -91,7 +92,7 @@ def reveal_card(
     return answer(db, cards.reveal_card(db, services, platform, id, base))
 
 
-reveal_router = APIRouter(include_in_schema=False)
+reveal_router = Router(include_in_schema=False)
 
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>Card</title></head>

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, require_platform
@@ -10,10 +10,11 @@ from ..domain import platform_config
 from ..domain.webhooks import TEST, emit
 from ..models.config import ConfigOut, ConfigUpdate
 from .common import answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Configuration"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import Depends, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Svc, committed, require_platform
@@ -13,6 +13,7 @@ from ..domain import contact_verification
 from ..models.customers import CustomerOut
 from ..models.sca import ContactCode
 from .common import PathId, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
@@ -22,7 +23,7 @@ _CONFLICT: dict[int | str, dict[str, Any]] = {
         "or CONTACT_CHANGED (the contact changed while its code was checked)."
     }
 }
-router = APIRouter(
+router = Router(
     tags=["Contact Verification"],
     dependencies=[Depends(require_platform)],
     responses={**error_responses(400, 401, 404, 429), **_CONFLICT},

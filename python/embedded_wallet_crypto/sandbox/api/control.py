@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from ..clock import Clock, iso
@@ -25,10 +25,11 @@ from ..request_log import MAX_RECORDS
 from ..reset import reset
 from ..worker import advance_clock
 from .common import error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Sandbox control"],
     responses={**error_responses(400, 401), 403: {"description": "Production mode."}},
     dependencies=SANDBOX_ONLY,

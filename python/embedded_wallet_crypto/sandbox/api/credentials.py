@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Signed, Svc, committed, require_platform
@@ -20,13 +20,14 @@ from ..models.wallet import (
     VerifyBody,
 )
 from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses, signed_answer
+from .routing import Router
 
 __all__ = ["router"]
 
 #: The answer of a credential's challenge: a passkey's, or an email code's.
 CHALLENGE_MODEL = CredentialChallengeOut
 
-router = APIRouter(
+router = Router(
     tags=["Credentials and sessions"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404, 429),

@@ -3,17 +3,18 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, require_platform
 from ..domain.withdrawal_fees import estimate_fee
 from ..models.crypto import EndUserTermsOut, WithdrawalFeeOut, WithdrawalFeeRequest
 from .common import answer, error_responses
+from .routing import Router
 
 __all__ = ["END_USER_TERMS", "router"]
 
-router = APIRouter(dependencies=[Depends(require_platform)], responses=error_responses(400, 401))
+router = Router(dependencies=[Depends(require_platform)], responses=error_responses(400, 401))
 
 #: The End User Terms the service answers (their version and the page that hosts them).
 END_USER_TERMS = {"version": "V1", "url": "https://www.lightspark.com/legal/grid/enduserterms"}

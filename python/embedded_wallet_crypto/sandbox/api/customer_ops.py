@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -34,15 +34,16 @@ from .common import (
     idempotent,
     signed_answer,
 )
+from .routing import Router, rolled_back_on_error
 
 __all__ = ["page_router", "router"]
 
-router = APIRouter(
+router = Router(
     tags=["Customers"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401),
 )
-page_router = APIRouter(include_in_schema=False)
+page_router = Router(include_in_schema=False)
 
 _Text = Annotated[str | None, Query(max_length=300)]
 _When = Annotated[IsoDateTime | None, Query()]
@@ -127,7 +128,7 @@ async def upload_csv(request: Request, platform: Platform, db: Db, keyed: Keyed)
             db, platform, keyed, lambda: (202, bulk_import.start_job(db, platform, rows))
         )
 
-    return await run_in_threadpool(store)
+    return await run_in_threadpool(rolled_back_on_error(store, db))
 
 
 @router.get(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
@@ -12,10 +12,11 @@ from ..domain import customers
 from ..models.common import ErrorOut
 from ..models.customers import AccountType, CustomerCreate, CustomerOut, InternalAccountList
 from .common import answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Customers"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
@@ -22,10 +22,11 @@ from ..models.directory import (
     VaspList,
 )
 from .common import Sort, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(dependencies=[Depends(require_platform)], responses=error_responses(400, 401))
+router = Router(dependencies=[Depends(require_platform)], responses=error_responses(400, 401))
 
 _Code = Annotated[str | None, Query(max_length=10)]
 

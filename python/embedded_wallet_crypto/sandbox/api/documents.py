@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, committed, require_platform
@@ -21,10 +21,11 @@ from ..models.kyc import (
 )
 from .common import PathId, answer, cap_response, error_responses
 from .multipart import Form, read_form, validated
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Documents"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 403),

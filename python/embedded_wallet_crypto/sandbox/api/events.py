@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from fastapi.responses import JSONResponse
 
 from ..deps import SANDBOX_ONLY, Db, Paging, Platform, Svc
@@ -15,10 +15,11 @@ from ..domain import events
 from ..models.common import SortOrder
 from ..models.events import EventList, EventOut, TestWebhookOut, TriggerBody
 from .common import PathId, Sort, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Sandbox"],
     responses={**error_responses(400, 401, 404), 403: {"description": "Production mode."}},
 )

@@ -10,12 +10,13 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from ..settings import BASE_PATH
+from .routing import Router
 
 __all__ = ["ASSETS", "ASSETS_PATH", "assets", "router"]
 
@@ -24,7 +25,7 @@ ASSETS_PATH = f"{BASE_PATH}/docs/assets"
 #: The files the explorer needs (all in the package's ``static`` directory).
 ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 
-router = APIRouter(include_in_schema=False)
+router = Router(include_in_schema=False)
 
 
 def _directory() -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import Depends, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, require_platform
@@ -19,10 +19,11 @@ from ..models.external_account_ops import (
 )
 from ..models.external_accounts import ExternalAccountOut
 from .common import PathId, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["External accounts"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

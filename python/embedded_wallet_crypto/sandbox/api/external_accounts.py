@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
@@ -18,10 +18,11 @@ from ..models.external_accounts import (
     PlatformExternalAccountCreate,
 )
 from .common import PathId, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["External accounts"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

@@ -5,7 +5,7 @@ See ``domain.invitations``."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Platform, Svc
@@ -13,10 +13,11 @@ from ..domain import invitations
 from ..models.invitations import InvitationClaim, InvitationCreate, InvitationOut
 from ..settings import BASE_PATH
 from .common import answer
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Invitations"])
+router = Router(tags=["Invitations"])
 
 
 def _base(request: Request) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
 from ..domain.errors import not_found
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(include_in_schema=False)
+router = Router(include_in_schema=False)
 
 _STATIC = Path(__file__).resolve().parent.parent / "static"
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Platform, Signed, Svc
 from ..domain import quotes
 from ..models.quotes import ExecuteQuote, QuoteCreate, QuoteOut
 from .common import IDEMPOTENCY_RESPONSES, PathId, answer, error_responses, idempotent
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Quotes"], responses=error_responses(400, 401, 404))
+router = Router(tags=["Quotes"], responses=error_responses(400, 401, 404))
 _HELD: dict[int | str, dict[str, Any]] = {
     202: {
         "model": QuoteOut,

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Svc, require_platform
 from ..domain import receivers
 from ..models.quotes import ReceiverLookupOut
 from .common import answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Receiver lookups"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from ..deps import SANDBOX_ONLY, Db, Platform, Svc
@@ -17,10 +17,11 @@ from ..models.customers import InternalAccountOut
 from ..models.sandbox import FundBody, SendBody, UmaReceiveBody
 from ..models.transactions import TransactionOut
 from .common import PathId, answer, error_responses
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Sandbox"],
     responses={**error_responses(400, 401, 404), 403: {"description": "Production mode."}},
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Svc, committed, require_platform
@@ -26,6 +26,7 @@ from ..models.sca import (
     ScaLoginStartOut,
 )
 from .common import PathId, answer, error_responses
+from .routing import Router
 
 __all__ = ["CustomerId", "router"]
 
@@ -36,7 +37,7 @@ _LOCKED: dict[int | str, dict[str, Any]] = {
     409: {"description": "SCA_NOT_REQUIRED, or a factor of this kind is already enrolled."},
 }
 
-router = APIRouter(
+router = Router(
     tags=["Strong Customer Authentication"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404, 429),

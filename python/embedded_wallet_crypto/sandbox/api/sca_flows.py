@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import Depends, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Svc, committed, require_platform
@@ -23,6 +23,7 @@ from ..models.sca import (
     TrustConfirmOut,
 )
 from .common import PathId, answer, error_responses
+from .routing import Router
 from .sca import CustomerId
 
 __all__ = ["router"]
@@ -34,7 +35,7 @@ _CONFLICT: dict[int | str, dict[str, Any]] = {
     },
     423: {"description": "ACCOUNT_LOCKED: too many refused proofs."},
 }
-router = APIRouter(
+router = Router(
     tags=["Strong Customer Authentication"],
     dependencies=[Depends(require_platform)],
     responses={**error_responses(400, 401, 404, 429), **_CONFLICT},

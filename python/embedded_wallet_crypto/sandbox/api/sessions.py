@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Signed, Svc, committed, require_platform
 from ..domain import session_refresh, wallet
 from ..models.wallet import SessionList, SessionOut, SessionRefreshBody
 from .common import CHALLENGE_RESPONSE, PathId, answer, error_responses, signed_answer
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Credentials and sessions"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

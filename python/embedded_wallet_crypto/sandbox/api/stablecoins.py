@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Paging, Platform, Svc, require_platform
@@ -26,10 +26,11 @@ from ..models.stablecoins import (
     StablecoinRegister,
 )
 from .common import IDEMPOTENCY_RESPONSES, PathId, answer, error_responses, idempotent
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Stablecoins"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Platform, Svc, require_platform
@@ -16,10 +16,11 @@ from ..models.common import ErrorOut
 from ..models.transaction_ops import CancelBody, ConfirmBody, RejectBody
 from ..models.transactions import TransactionOut
 from .common import IDEMPOTENCY_RESPONSES, PathId, error_responses, idempotent
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(
+router = Router(
     tags=["Transactions"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

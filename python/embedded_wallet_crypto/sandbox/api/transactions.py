@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
@@ -24,10 +24,11 @@ from ..models.transactions import (
     TransactionOut,
 )
 from .common import PathId, Sort, answer, error_responses
+from .routing import Router
 
 __all__ = ["DateTimeQuery", "Filters", "TextQuery", "router"]
 
-router = APIRouter(
+router = Router(
     tags=["Transactions"],
     dependencies=[Depends(require_platform)],
     responses=error_responses(400, 401, 404),

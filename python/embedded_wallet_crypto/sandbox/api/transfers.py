@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Keyed, Platform, Svc
@@ -10,10 +9,11 @@ from ..domain import transfers
 from ..models.transactions import TransactionOut
 from ..models.transfers import TransferIn, TransferOut
 from .common import IDEMPOTENCY_RESPONSES, error_responses, idempotent
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Same-currency transfers"], responses=error_responses(400, 401, 404))
+router = Router(tags=["Same-currency transfers"], responses=error_responses(400, 401, 404))
 
 
 @router.post(

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import Depends, Query
 from fastapi.responses import JSONResponse
 
 from ..deps import Db, Paging, Svc, require_platform
 from ..domain import verifications
 from ..models.verifications import VerificationCreate, VerificationList, VerificationOut
 from .common import answer
+from .routing import Router
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["Verifications"], dependencies=[Depends(require_platform)])
+router = Router(tags=["Verifications"], dependencies=[Depends(require_platform)])
 
 
 @router.post("/verifications", response_model=VerificationOut)

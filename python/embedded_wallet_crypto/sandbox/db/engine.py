@@ -81,6 +81,28 @@ def _sqlite_pragmas(connection: Any, _: Any) -> None:
     cursor.close()
 
 
+def _close_quietly(connection: Connection) -> None:
+    """Close ``connection`` (back to its pool), whatever state its database left it in."""
+    try:
+        connection.close()
+    except Exception:  # a dropped connection: the pool discards it
+        connection.invalidate()
+
+
+def _sqlite_engine(url: Any, **pool: int) -> Engine:
+    """An engine on the SQLite file of ``url`` (its pragmas, NUL refused); ``pool``: the
+    pool's size arguments (SQLAlchemy's default pool without)."""
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": 10},
+        hide_parameters=True,  # a database error's message never shows a row's values
+        **pool,
+    )
+    event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "before_cursor_execute", _refuse_nul, retval=True)
+    return engine
+
+
 def _refuse_nul(
     _connection: Any,
     _cursor: Any,
@@ -139,13 +161,8 @@ class Database:
                 raise ValueError("--database sqlite:///PATH needs a file path")
             self.sqlite_path = Path(url.database).resolve()
             self.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = create_engine(
-                url,
-                connect_args={"check_same_thread": False, "timeout": 10},
-                hide_parameters=True,  # a database error's message never shows a row's values
-            )
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-            event.listen(self.engine, "before_cursor_execute", _refuse_nul, retval=True)
+            self.engine: Engine = _sqlite_engine(url)
+            self._loop = _sqlite_engine(url, pool_size=1, max_overflow=0)
         else:
             try:
                 import psycopg  # noqa: F401
@@ -166,9 +183,19 @@ class Database:
                 pool_reset_on_return=None,  # no transaction is ever left open to roll back
                 hide_parameters=True,
             )
-            for engine in (self.engine, self._autocommit):
+            self._loop = create_engine(
+                url,
+                pool_size=1,
+                max_overflow=0,
+                isolation_level="AUTOCOMMIT",
+                pool_reset_on_return=None,
+                hide_parameters=True,
+            )
+            for engine in (self.engine, self._autocommit, self._loop):
                 event.listen(engine, "checkin", _returned)
                 event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
+        self._loop_held: Connection | None = None
+        self._loop_used = 0.0
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         # SQLite's driver begins no transaction for a SELECT: the engine as it is.
         if self.is_sqlite:
@@ -179,6 +206,30 @@ class Database:
         transaction around them: no ``BEGIN``, ``COMMIT`` or ``ROLLBACK`` round trips). Close
         it (``with``) before slow work: it holds one of the pool's connections."""
         return self._autocommit.connect()
+
+    @contextmanager
+    def loop_reads(self) -> Iterator[Connection]:
+        """The event loop's own connection, for the few statements a request runs on the loop
+        (the control plane's read, a wallet export's reads): never waited for, as no worker
+        thread uses it, and each statement atomic on its own like :meth:`reads`. It stays
+        checked out between uses; one idle for :data:`PING_AFTER_IDLE_SECONDS` goes back to
+        its pool, which tests it on the next checkout, and one that failed is dropped. Only
+        from the event loop's thread, and never held across an ``await``."""
+        held = self._loop_held
+        if held is not None and time.monotonic() - self._loop_used > PING_AFTER_IDLE_SECONDS:
+            self._loop_held = None
+            _close_quietly(held)
+            held = None
+        if held is None:
+            held = self._loop_held = self._loop.connect()
+        try:
+            yield held
+        except DBAPIError:
+            self._loop_held = None
+            _close_quietly(held)
+            raise
+        finally:
+            self._loop_used = time.monotonic()
 
     @contextmanager
     def writes(self) -> Iterator[Connection]:
@@ -217,7 +268,11 @@ class Database:
             widen_columns(connection)
 
     def dispose(self) -> None:
+        if self._loop_held is not None:
+            _close_quietly(self._loop_held)
+            self._loop_held = None
         self.engine.dispose()
+        self._loop.dispose()
         if self._autocommit is not self.engine:
             self._autocommit.dispose()
 

@@ -1,10 +1,18 @@
 """The wallet export: a signed retry binding the client's key (``EXPORT_WALLET``), then the
 wallet's mnemonic sealed to that key with ``ewc.seal_export_bundle``.
 
-Both legs only read the service's tables, one statement each, outside a transaction
-(:meth:`~..db.engine.Database.reads`): the first the account, the second the account, its
-secret and its active session keys together. The connection goes back to the pool before the
-signed-retry store is used (the claim waits for the disk)."""
+Both legs only read the service's tables, one statement each, outside a transaction: the first
+the account, the second the account, its secret and its active session keys together. Then the
+signed-retry store issues the challenge (one insert) or verifies and claims it (a read and one
+conditional update), and the library seals the mnemonic.
+
+The route runs all of it on the event loop, as a hop to the thread pool and back costs more
+than the work: the reads on the loop's own connection
+(:meth:`~..db.engine.Database.loop_reads`, which waits for no pool), the store's statements on
+the loop thread's own store connection. None of them can wait on the loop itself: a read waits
+for no lock, and the store's writes wait at most for another transaction's end, which never
+needs the loop (a synchronous route ends its transaction in its own thread, see
+``api.routing``). A slow disk or database slows this process's other requests while it lasts."""
 
 from __future__ import annotations
 
@@ -52,7 +60,7 @@ def export_wallet(
     body, stamped): 200 ``{id, encryptedWalletCredentials}``; 401 if the key was swapped."""
     account_id = wallet_id(account_id)
     keys: dict[str, str | None] = {}
-    with services.database.reads() as connection:
+    with services.database.loop_reads() as connection:
         if not headers.present:
             kind = connection.execute(_TYPE, {"id": account_id}).scalar()
             secret = None
