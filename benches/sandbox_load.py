@@ -16,7 +16,8 @@ with the same client and the same load loop; this checkout also runs through ``e
 itself (``--workers 2`` on PostgreSQL, ``--quiet``), the way its users start it.
 
 Reported: operations per second, p50 and p99 of one operation (both requests), the service's
-CPU time per operation (all its processes, from ``/proc``), the share of it spent in the library
+CPU time per operation (all its processes, from ``/proc``), the load client's (this process's
+threads: it shares the cores with the services and the database), the share spent in the library
 (the library calls the service makes for one operation, timed alone in a process of that code,
 over that CPU time), and the ratio of each row's rate to the baseline's on the same row.
 
@@ -117,6 +118,7 @@ class Result:
     seconds: float
     latencies: list[float]
     server_cpu: float
+    client_cpu: float = 0.0  # the load's own threads (this process), same cores
 
     @property
     def per_second(self) -> float:
@@ -132,6 +134,7 @@ class Result:
             self.seconds + other.seconds,
             self.latencies + other.latencies,
             self.server_cpu + other.server_cpu,
+            self.client_cpu + other.client_cpu,
         )
 
 
@@ -194,15 +197,17 @@ def load(
         thread.start()
     start_gate.wait()
     cpu_before = sum(cpu_seconds(one) for one in pids)
+    client_before = time.process_time()
     began = time.monotonic()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
     cpu = sum(cpu_seconds(one) for one in pids) - cpu_before
+    client_cpu = time.process_time() - client_before
     flat = [x for per in latencies for x in per]
     if not flat:
         raise RuntimeError("the load ran no operation (see the worker threads' errors above)")
-    return Result(len(flat), elapsed, flat, cpu)
+    return Result(len(flat), elapsed, flat, cpu, client_cpu)
 
 
 def library_seconds_per_operation(rounds: int = 200) -> float:
@@ -238,19 +243,21 @@ def library_seconds(code: Code) -> float:
 
 HEADER = (
     "| database | processes | code | runner | operations | signed retries/s | p50 ms | p99 ms "
-    "| service CPU ms/op | library ms/op | library share | x baseline |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "| service CPU ms/op | client CPU ms/op | library ms/op | library share | x baseline |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
 def row(label: str, result: Result, library: float, baseline: Result | None) -> str:
     cpu_per_op = result.server_cpu / max(result.operations, 1)
+    client_per_op = result.client_cpu / max(result.operations, 1)
     share = library / cpu_per_op if cpu_per_op else 0.0
     ratio = f"{result.per_second / baseline.per_second:.2f}x" if baseline else "1.00x"
     return (
         f"| {label} | {result.operations} | {result.per_second:.0f} "
         f"| {result.percentile(0.5) * 1e3:.1f} | {result.percentile(0.99) * 1e3:.1f} "
-        f"| {cpu_per_op * 1e3:.2f} | {library * 1e3:.3f} | {share:.1%} | {ratio} |"
+        f"| {cpu_per_op * 1e3:.2f} | {client_per_op * 1e3:.2f} | {library * 1e3:.3f} "
+        f"| {share:.1%} | {ratio} |"
     )
 
 
