@@ -24,18 +24,27 @@ def _drop(dsn: str, pid: int) -> None:
         other.execute("SELECT pg_terminate_backend(%s)", (pid,))
 
 
+@pytest.mark.parametrize("kind", ["reads", "loop_reads"])
 def test_a_dropped_idle_connection_is_replaced_and_a_busy_one_is_not_pinged(
-    monkeypatch: pytest.MonkeyPatch,
+    kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Both ``reads()`` (the pool's) and ``loop_reads()`` (the event loop's own connection,
+    kept checked out between uses: the same backend twice in a row) are replaced after an
+    idle second when the server dropped them; in steady use the dropped one fails the request
+    that drew it, and the next gets a new one."""
     with running_postgres() as server:
         database = Database(server.dsn)
+        connect = getattr(database, kind)
         try:
-            with database.reads() as connection:
+            with connect() as connection:
                 pid = connection.execute(_PID).scalar()
             assert isinstance(pid, int)
+            if kind == "loop_reads":
+                with connect() as connection:
+                    assert connection.execute(_PID).scalar() == pid  # kept
             _drop(server.dsn, pid)
             monkeypatch.setattr(engine, "PING_AFTER_IDLE_SECONDS", 0.0)  # it has idled
-            with database.reads() as connection:
+            with connect() as connection:
                 replaced = connection.execute(_PID).scalar()
             assert isinstance(replaced, int) and replaced != pid
 
@@ -43,37 +52,9 @@ def test_a_dropped_idle_connection_is_replaced_and_a_busy_one_is_not_pinged(
             # the dropped connection fails the request that drew it, and the pool recovers.
             monkeypatch.setattr(engine, "PING_AFTER_IDLE_SECONDS", 3600.0)
             _drop(server.dsn, replaced)
-            with pytest.raises(OperationalError), database.reads() as connection:
+            with pytest.raises(OperationalError), connect() as connection:
                 connection.execute(_PID)
-            with database.reads() as connection:
-                assert connection.execute(_PID).scalar() not in (pid, replaced)
-        finally:
-            database.dispose()
-
-
-def test_the_loop_connection_is_kept_replaced_after_idle_and_dropped_when_it_fails(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """``loop_reads()``: the event loop's connection stays checked out between uses; after
-    an idle second it goes back to the pool (which tests it); one that fails is dropped."""
-    with running_postgres() as server:
-        database = Database(server.dsn)
-        try:
-            with database.loop_reads() as connection:
-                pid = connection.execute(_PID).scalar()
-            with database.loop_reads() as connection:
-                assert connection.execute(_PID).scalar() == pid  # the same one, kept
-            _drop(server.dsn, pid)
-            monkeypatch.setattr(engine, "PING_AFTER_IDLE_SECONDS", 0.0)  # it has idled
-            with database.loop_reads() as connection:
-                replaced = connection.execute(_PID).scalar()
-            assert isinstance(replaced, int) and replaced != pid
-
-            monkeypatch.setattr(engine, "PING_AFTER_IDLE_SECONDS", 3600.0)
-            _drop(server.dsn, replaced)
-            with pytest.raises(OperationalError), database.loop_reads() as connection:
-                connection.execute(_PID)
-            with database.loop_reads() as connection:
+            with connect() as connection:
                 assert connection.execute(_PID).scalar() not in (pid, replaced)
         finally:
             database.dispose()
