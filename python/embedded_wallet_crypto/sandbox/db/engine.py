@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -196,6 +197,7 @@ class Database:
                 event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
         self._loop_held: Connection | None = None
         self._loop_used = 0.0
+        self._loop_lock = threading.Lock()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         # SQLite's driver begins no transaction for a SELECT: the engine as it is.
         if self.is_sqlite:
@@ -213,8 +215,14 @@ class Database:
         (the control plane's read, a wallet export's reads): never waited for, as no worker
         thread uses it, and each statement atomic on its own like :meth:`reads`. It stays
         checked out between uses; one idle for :data:`PING_AFTER_IDLE_SECONDS` goes back to
-        its pool, which tests it on the next checkout, and one that failed is dropped. Only
-        from the event loop's thread, and never held across an ``await``."""
+        its pool, which tests it on the next checkout, and one that failed is dropped. Meant
+        for the event loop's thread, and never to be held across an ``await``; a lock keeps a
+        second event loop on the same database (two in-process test clients) from sharing the
+        connection at once."""
+        with self._loop_lock:
+            yield from self._loop_connection()
+
+    def _loop_connection(self) -> Iterator[Connection]:
         held = self._loop_held
         if held is not None and time.monotonic() - self._loop_used > PING_AFTER_IDLE_SECONDS:
             self._loop_held = None
