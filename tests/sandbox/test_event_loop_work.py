@@ -18,11 +18,12 @@ import embedded_wallet_crypto as ewc
 import pytest
 from embedded_wallet_crypto.sandbox import Settings, create_app
 from embedded_wallet_crypto.sandbox import gate as gate_module
-from embedded_wallet_crypto.sandbox.api.routing import ThreadEndedRoute, rolled_back_on_error
+from embedded_wallet_crypto.sandbox.api.routing import ThreadEndedRoute
 from embedded_wallet_crypto.sandbox.app import BASE_PATH, ROUTERS
 from embedded_wallet_crypto.sandbox.control import ensure_state
 from embedded_wallet_crypto.sandbox.db.engine import Database
 from embedded_wallet_crypto.sandbox.db.tables_control import ControlState
+from embedded_wallet_crypto.sandbox.deps import rolled_back_on_error
 from embedded_wallet_crypto.sandbox.domain import export as export_module
 from embedded_wallet_crypto.sandbox.domain.errors import Refusal
 from fastapi.routing import APIRoute

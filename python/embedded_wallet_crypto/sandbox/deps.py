@@ -13,13 +13,16 @@
 
 Only ``Me`` and the route itself touch the database, so a request hops to the thread pool once
 (twice for an agent); the others read ``app.state`` or the request on the event loop. The route
-ends its transaction with :func:`committed` (or ``api.common.idempotent``).
+ends its transaction with :func:`committed` (or ``api.common.idempotent``); one that raises is
+rolled back in its own thread (:func:`rolled_back_on_error`, which ``api.routing`` puts around
+every synchronous route).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Annotated, TypeVar
+import functools
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Header, Query, Request
 from fastapi.security import HTTPBasic
@@ -56,6 +59,7 @@ __all__ = [
     "require_agent",
     "require_platform",
     "require_sandbox",
+    "rolled_back_on_error",
 ]
 
 T = TypeVar("T")
@@ -133,6 +137,26 @@ require_platform = PlatformBasic(auto_error=False, realm=BASIC_REALM, scheme_nam
 
 
 Db = Annotated[Session, Depends(database_session)]
+
+
+def rolled_back_on_error(function: Callable[..., Any], *sessions: Session) -> Callable[..., Any]:
+    """``function``, which rolls back ``sessions`` (and any session it is given by keyword)
+    in its own thread when it raises, before the exception leaves it. A refusal after a write
+    would otherwise keep the transaction, and SQLite's write lock, until the request's session
+    is closed back on the event loop, while the loop may itself be waiting for that lock (see
+    ``api.routing``)."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except BaseException:
+            for value in (*sessions, *kwargs.values()):
+                if isinstance(value, Session) and value.in_transaction():
+                    value.rollback()
+            raise
+
+    return run
 
 
 def committed(db: Session, answer: T) -> T:

@@ -12,7 +12,7 @@ from fastapi import Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from ..deps import Db, Keyed, Paging, Platform, Signed, Svc, require_platform
+from ..deps import Db, Keyed, Paging, Platform, Signed, Svc, require_platform, rolled_back_on_error
 from ..domain import bulk_import, customer_ops
 from ..models.common import ErrorOut
 from ..models.customer_ops import (
@@ -34,7 +34,7 @@ from .common import (
     idempotent,
     signed_answer,
 )
-from .routing import Router, rolled_back_on_error
+from .routing import Router
 
 __all__ = ["page_router", "router"]
 

@@ -5,38 +5,22 @@ claim), its transaction would stay open until the request's session is closed ba
 loop, and meanwhile hold its locks (SQLite's write lock). The event loop itself runs a few
 statements of its own (the control plane's read, a wallet export's single-use claim, see
 ``control`` and ``domain.export``): it must never wait for a lock whose release waits for the
-loop. So a synchronous endpoint that raises rolls its session back before its thread returns.
+loop. So a synchronous endpoint that raises rolls its session back before its thread returns
+(``deps.rolled_back_on_error``).
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter
 from fastapi.routing import APIRoute
-from sqlalchemy.orm import Session
 
-__all__ = ["Router", "ThreadEndedRoute", "rolled_back_on_error"]
+from ..deps import rolled_back_on_error
 
-
-def rolled_back_on_error(function: Callable[..., Any], *sessions: Session) -> Callable[..., Any]:
-    """``function``, which rolls back ``sessions`` (and any session it is given by keyword)
-    in its own thread when it raises, before the exception leaves it."""
-
-    @functools.wraps(function)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except BaseException:
-            for value in (*sessions, *kwargs.values()):
-                if isinstance(value, Session) and value.in_transaction():
-                    value.rollback()
-            raise
-
-    return run
+__all__ = ["Router", "ThreadEndedRoute"]
 
 
 class ThreadEndedRoute(APIRoute):
