@@ -54,7 +54,7 @@ def refresh_session(
     if row.revoked or row.expires_at <= services.clock.now():
         raise _inactive()
     credential = find_credential(db, row.auth_method_id)
-    created = issue_session(db, services, credential, client_public_key)
-    row.revoked = True
+    row.revoked = True  # first, so that the new session takes its place under the cap
     row.updated_at = services.clock.now()
-    return 201, created
+    db.flush()
+    return 201, issue_session(db, services, credential, client_public_key)

@@ -6,13 +6,18 @@ A change that a rule of the account must allow (the first credential unsigned, e
 signed; at least one credential kept; only active sessions sign) is decided under the
 account's row lock (:func:`lock_account`), in the transaction that commits the change, after
 the signed retry was verified: the request id is claimed in the store, outside that
-transaction, so the checks made before the claim are made again under the lock."""
+transaction, so the checks made before the claim are made again under the lock.
+
+An account has at most :data:`MAX_ACTIVE_SESSIONS` active sessions, Turnkey's limit on a
+user's expiring API keys (which session keys are): a new session past it ends the oldest
+active one, as Turnkey deletes the oldest unexpired key. It is decided under the account's
+lock too, so that concurrent logins (in any process) never leave more."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -28,6 +33,7 @@ from ..services import SESSION_SECONDS, Services
 from .errors import INVALID_SIGNATURE, Refusal, invalid, not_found
 
 __all__ = [
+    "MAX_ACTIVE_SESSIONS",
     "RetryHeaders",
     "active_sessions",
     "auth_method_body",
@@ -135,6 +141,10 @@ def session_body(row: WalletSession, sealed: str | None = None) -> dict[str, Any
     return body
 
 
+#: The most active sessions one account keeps (a login past it ends the oldest).
+MAX_ACTIVE_SESSIONS: Final = 10
+
+
 def active_sessions(db: Session, account_id: str, now: datetime) -> list[WalletSession]:
     """The account's sessions that are neither revoked nor expired, oldest first."""
     return list(
@@ -166,7 +176,9 @@ def issue_session(
 ) -> dict[str, Any]:
     """A new session for ``credential``: an uncompressed ``clientPublicKey`` gets a fresh
     session key sealed to it (``encryptedSessionSigningKey``); a compressed one is itself the
-    session key (the client-held-key flow; nothing is returned)."""
+    session key (the client-held-key flow; nothing is returned). Past
+    :data:`MAX_ACTIVE_SESSIONS`, the account's oldest active session ends (under the account's
+    lock, in this transaction)."""
     raw = parse_public_key(client_public_key)  # InvalidKey (400) for a bad point
     sealed = None
     if len(client_public_key) == 130:  # uncompressed SEC1 hex (the body's pattern)
@@ -184,6 +196,11 @@ def issue_session(
                 "CLIENT_PUBLIC_KEY_REUSED",
             )
     now = services.clock.now()
+    lock_account(db, credential.account_id)
+    active = active_sessions(db, credential.account_id, now)
+    for oldest in active[: max(0, len(active) - MAX_ACTIVE_SESSIONS + 1)]:
+        oldest.revoked = True
+        oldest.updated_at = now
     row = WalletSession(
         id=new_id("Session"),
         account_id=credential.account_id,

@@ -1,0 +1,72 @@
+"""An account keeps at most ``MAX_ACTIVE_SESSIONS`` active sessions: a login past them ends the
+oldest (Turnkey's rule for a user's expiring API keys), decided under the account's lock, so
+that concurrent logins through two ``ewc serve`` processes (SQLite and PostgreSQL) never leave
+more. Without the cap, every login of a hostile client would grow the list that each signed
+request of the account reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import embedded_wallet_crypto as ewc
+from embedded_wallet_crypto.sandbox.domain.wallet import MAX_ACTIVE_SESSIONS
+
+from ._client import SandboxClient
+from ._flows import Wallet
+from ._pair import pair_fixtures, race
+from ._server import SandboxServer
+
+pair, clients = pair_fixtures("session-cap", "sessioncap")
+
+
+def _login_body(client: ewc.KeyPair | None = None) -> dict[str, Any]:
+    """An EMAIL_OTP login with the sandbox's code and a (fresh) client key."""
+    public = (client or ewc.KeyPair.generate()).public_key_hex()
+    return {"type": "EMAIL_OTP", "otp": "000000", "clientPublicKey": public}
+
+
+def _active(client: SandboxClient, account_id: str) -> list[str]:
+    listed = client.get("/auth/sessions", params={"accountId": account_id})
+    assert listed.status_code == 200, listed.text
+    return [session["id"] for session in listed.json()["data"]]
+
+
+def test_a_login_past_the_cap_ends_the_oldest_session(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    wallet = Wallet(clients[0], pair[0])
+    credential = wallet.add("EMAIL_OTP")
+    path = f"/auth/credentials/{credential['id']}/verify"
+    made, keys = [], []
+    for n in range(MAX_ACTIVE_SESSIONS + 2):
+        client = ewc.KeyPair.generate()
+        login = clients[n % 2].post(path, _login_body(client))
+        assert login.status_code == 200, login.text
+        made.append(login.json()["id"])
+        keys.append(ewc.open_session_key(login.json()["encryptedSessionSigningKey"], client))
+    assert _active(clients[1], wallet.account_id) == made[2:]
+    # The ended session no longer signs; the oldest one left still does.
+    revoke = f"/auth/sessions/{made[2]}"
+    _, refused = clients[0].signed_retry("DELETE", revoke, key=keys[0])
+    assert (refused.status_code, refused.json()["code"]) == (401, "UNAUTHORIZED"), refused.text
+    _, revoked = clients[1].signed_retry("DELETE", revoke, key=keys[2])
+    assert revoked.status_code == 204, revoked.text
+
+
+def test_concurrent_logins_through_two_processes_leave_the_cap(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    """Twice the cap, at once, half through each process: all log in, the cap holds."""
+    over = []
+    for _ in range(3):
+        wallet = Wallet(clients[0], pair[0])
+        credential = wallet.add("EMAIL_OTP")
+        path = f"/auth/credentials/{credential['id']}/verify"
+        answers = race(
+            [lambda c=c, p=path: c.post(p, _login_body()) for c in clients * MAX_ACTIVE_SESSIONS]
+        )
+        assert all(answer.status_code == 200 for answer in answers), [a.text for a in answers]
+        active = _active(clients[1], wallet.account_id)
+        if len(active) != MAX_ACTIVE_SESSIONS:
+            over.append(len(active))
+    assert not over, f"active sessions after the race: {over}"
