@@ -29,6 +29,7 @@ from embedded_wallet_crypto.sandbox.domain.errors import Refusal
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from sqlalchemy import update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 AUTH = ("loop-platform", "loop-secret")
@@ -143,5 +144,33 @@ def test_a_route_that_raises_after_writing_frees_sqlite_write_lock_in_its_thread
             assert _write_lock_free(path) is freed
             db.close()
             assert _write_lock_free(path)
+    finally:
+        database.dispose()
+
+
+def test_a_rollback_that_fails_keeps_the_first_error_and_frees_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database that fails the rollback too: the route's own error is what leaves (its
+    answer), and the connection is dropped, which frees the lock."""
+    path = tmp_path / "broken.db"
+    database = Database(f"sqlite:///{path}")
+    database.create_tables()
+    ensure_state(database)
+
+    def route(db: Session) -> None:
+        db.execute(update(ControlState).values(ordinal=ControlState.ordinal + 1))
+        raise Refusal(409, "SOME_CONFLICT", "refused after a write")
+
+    def gone() -> None:
+        raise OperationalError("ROLLBACK", {}, Exception("the database went away"))
+
+    try:
+        db = database.sessions()
+        monkeypatch.setattr(db, "rollback", gone)
+        with pytest.raises(Refusal):
+            rolled_back_on_error(route)(db=db)
+        assert _write_lock_free(path)
+        db.close()
     finally:
         database.dispose()

@@ -153,7 +153,10 @@ def rolled_back_on_error(function: Callable[..., Any], *sessions: Session) -> Ca
         except BaseException:
             for value in (*sessions, *kwargs.values()):
                 if isinstance(value, Session) and value.in_transaction():
-                    value.rollback()
+                    try:
+                        value.rollback()
+                    except Exception:  # a database gone: the answer stays the first error's
+                        value.invalidate()
             raise
 
     return run
