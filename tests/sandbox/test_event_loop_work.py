@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,55 +123,53 @@ def _write_lock_free(path: Path) -> bool:
         probe.close()
 
 
-def test_a_route_that_raises_after_writing_frees_sqlite_write_lock_in_its_thread(
-    tmp_path: Path,
-) -> None:
-    """Unwrapped, the refused route's write lock outlives its call (until the request's session
-    is closed, back on the loop): the loop's own claim would wait for it."""
+@pytest.fixture
+def sqlite_database(tmp_path: Path) -> Iterator[tuple[Database, Path]]:
+    """A SQLite database with its tables and the control row (what :func:`_refused` writes)."""
     path = tmp_path / "lock.db"
     database = Database(f"sqlite:///{path}")
     database.create_tables()
     ensure_state(database)
-
-    def route(db: Session) -> None:
-        db.execute(update(ControlState).values(ordinal=ControlState.ordinal + 1))
-        raise Refusal(409, "SOME_CONFLICT", "refused after a write")
-
     try:
-        for endpoint, freed in ((route, False), (rolled_back_on_error(route), True)):
-            db = database.sessions()
-            with pytest.raises(Refusal):
-                endpoint(db=db)
-            assert _write_lock_free(path) is freed
-            db.close()
-            assert _write_lock_free(path)
+        yield database, path
     finally:
         database.dispose()
 
 
+def _refused(db: Session) -> None:
+    """A route that writes, then refuses."""
+    db.execute(update(ControlState).values(ordinal=ControlState.ordinal + 1))
+    raise Refusal(409, "SOME_CONFLICT", "refused after a write")
+
+
+def test_a_route_that_raises_after_writing_frees_sqlite_write_lock_in_its_thread(
+    sqlite_database: tuple[Database, Path],
+) -> None:
+    """Unwrapped, the refused route's write lock outlives its call (until the request's session
+    is closed, back on the loop): the loop's own claim would wait for it."""
+    database, path = sqlite_database
+    for endpoint, freed in ((_refused, False), (rolled_back_on_error(_refused), True)):
+        db = database.sessions()
+        with pytest.raises(Refusal):
+            endpoint(db=db)
+        assert _write_lock_free(path) is freed
+        db.close()
+        assert _write_lock_free(path)
+
+
 def test_a_rollback_that_fails_keeps_the_first_error_and_frees_the_lock(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sqlite_database: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A database that fails the rollback too: the route's own error is what leaves (its
     answer), and the connection is dropped, which frees the lock."""
-    path = tmp_path / "broken.db"
-    database = Database(f"sqlite:///{path}")
-    database.create_tables()
-    ensure_state(database)
-
-    def route(db: Session) -> None:
-        db.execute(update(ControlState).values(ordinal=ControlState.ordinal + 1))
-        raise Refusal(409, "SOME_CONFLICT", "refused after a write")
+    database, path = sqlite_database
 
     def gone() -> None:
         raise OperationalError("ROLLBACK", {}, Exception("the database went away"))
 
-    try:
-        db = database.sessions()
-        monkeypatch.setattr(db, "rollback", gone)
-        with pytest.raises(Refusal):
-            rolled_back_on_error(route)(db=db)
-        assert _write_lock_free(path)
-        db.close()
-    finally:
-        database.dispose()
+    db = database.sessions()
+    monkeypatch.setattr(db, "rollback", gone)
+    with pytest.raises(Refusal):
+        rolled_back_on_error(_refused)(db=db)
+    assert _write_lock_free(path)
+    db.close()
