@@ -12,9 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ._client import SandboxClient
 from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import clients_of, database_url
 
 __all__ = ["clients_of", "pair_fixtures", "race", "running_pair"]
 
@@ -30,17 +29,6 @@ def running_pair(
     yield one, two
     assert two.stop() == 0
     assert one.stop() == 0
-
-
-@contextmanager
-def clients_of(servers: Sequence[SandboxServer]) -> Iterator[list[SandboxClient]]:
-    """A platform client of each server, closed afterwards."""
-    made = [SandboxClient(server.base_url, server.auth) for server in servers]
-    try:
-        yield made
-    finally:
-        for client in made:
-            client.close()
 
 
 def race(calls: list[Callable[[], httpx.Response]]) -> list[httpx.Response]:
@@ -61,11 +49,11 @@ def race(calls: list[Callable[[], httpx.Response]]) -> list[httpx.Response]:
     return [result for result in results if result is not None]
 
 
-def pair_fixtures(name: str, database: str) -> tuple[Any, Any]:
-    """A race-test module's two fixtures: ``pair``, two ``ewc serve`` processes on one database
-    of the test's backend (module-scoped; ``name`` names its directory, ``database`` its
-    PostgreSQL database), and ``clients``, a platform client of each. A module binds them with
-    ``pair, clients = pair_fixtures(...)``."""
+def pair_fixtures(name: str, database: str) -> Any:
+    """A race-test module's ``pair`` fixture: two ``ewc serve`` processes on one database of
+    the test's backend (module-scoped; ``name`` names its directory, ``database`` its
+    PostgreSQL database). A module binds it with ``pair = pair_fixtures(...)``; ``clients``,
+    a platform client of each, is the sandbox conftest's."""
 
     @pytest.fixture(scope="module")
     def pair(
@@ -76,9 +64,4 @@ def pair_fixtures(name: str, database: str) -> tuple[Any, Any]:
         ) as servers:
             yield servers
 
-    @pytest.fixture
-    def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-        with clients_of(pair) as made:
-            yield made
-
-    return pair, clients
+    return pair

@@ -20,7 +20,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import pytest
 from _ci import require_module
@@ -151,3 +152,22 @@ def flow_client(flow_server: SandboxServer) -> Iterator[SandboxClient]:
     api = SandboxClient(flow_server.base_url, flow_server.auth)
     yield api
     api.close()
+
+
+@contextmanager
+def clients_of(servers: Sequence[SandboxServer]) -> Iterator[list[SandboxClient]]:
+    """A platform client of each server, closed afterwards."""
+    made = [SandboxClient(server.base_url, server.auth) for server in servers]
+    try:
+        yield made
+    finally:
+        for client in made:
+            client.close()
+
+
+@pytest.fixture
+def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
+    """A platform client of each process of the module's ``pair`` fixture (the multi-process
+    tests: each module starts its ``pair`` its own way)."""
+    with clients_of(pair) as made:
+        yield made

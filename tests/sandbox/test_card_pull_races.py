@@ -17,7 +17,7 @@ ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
 AMOUNT = 100
 
 
-pair, clients = pair_fixtures("card-pull-races", "pulls")
+pair = pair_fixtures("card-pull-races", "pulls")
 
 
 def test_a_due_pull_read_at_once_in_two_processes_debits_once(

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._server import SandboxServer
 from .conftest import database_url
 
@@ -35,12 +35,6 @@ def pair(
     root: Path = tmp_path_factory.mktemp(f"control-races-{backend}")
     with running_pair(root, database_url(request, backend, "control")) as servers:
         yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
 
 
 def test_a_fault_count_holds_across_processes(clients: list[SandboxClient]) -> None:

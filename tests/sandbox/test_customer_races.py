@@ -33,7 +33,7 @@ ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
 CAP = 25  # beneficial owners per customer
 
 
-pair, clients = pair_fixtures("customer-races", "cust")
+pair = pair_fixtures("customer-races", "cust")
 
 
 def _outcome(answer: httpx.Response, ok: int) -> str:

@@ -22,7 +22,7 @@ ROUNDS = int(os.environ.get("EWC_DELEGATED_RACE_ROUNDS", "10"))
 PATH = "/auth/delegated-keys"
 
 
-pair, clients = pair_fixtures("delegated-races", "dkrace")
+pair = pair_fixtures("delegated-races", "dkrace")
 
 
 def _to_third_leg(

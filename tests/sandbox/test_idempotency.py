@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._payments import accounts, balance, fund, usd_external, wait_for
 from ._server import SandboxServer
 from .conftest import database_url
@@ -37,12 +37,6 @@ def pair(
         extra=["--platform-credentials", ":".join(SECOND_PLATFORM)],
     ) as servers:
         yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
 
 
 def funded(client: SandboxClient, usd: int = 1_000_000, eur: int = 1_000_000) -> dict[str, str]:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._payments import accounts, balance, fund, settled, usd_external
 from ._server import SandboxServer
 from .conftest import database_url
@@ -37,12 +37,6 @@ def pair(
         time_scale=TIME_SCALE,
     ) as servers:
         yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
 
 
 def usd_account(client: SandboxClient) -> tuple[str, str]:

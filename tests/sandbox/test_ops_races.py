@@ -59,12 +59,6 @@ def pair(
         yield servers
 
 
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
-
-
 def test_approve_and_reject_at_once_make_one_decision(clients: list[SandboxClient]) -> None:
     wrong: list[object] = []
     outcomes: Counter[str] = Counter()

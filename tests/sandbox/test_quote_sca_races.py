@@ -22,7 +22,7 @@ FUNDS = 1_000_000
 AMOUNT = 10_000
 
 
-pair, clients = pair_fixtures("quote-sca-races", "qscarace")
+pair = pair_fixtures("quote-sca-races", "qscarace")
 
 
 def test_one_proof_releases_a_held_send_once_across_two_processes(

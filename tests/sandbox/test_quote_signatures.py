@@ -32,9 +32,9 @@ from ._pair import race
 from ._payments import balance, fund
 from ._server import SandboxServer
 from .test_quotes import owner_of
-from .test_sandbox_account_races import clients, pair
+from .test_sandbox_account_races import pair
 
-__all__ = ["clients", "pair"]  # the fixtures: two processes on one database, and their clients
+__all__ = ["pair"]  # the fixture: two processes on one database (clients: the conftest's)
 
 ROUNDS = int(os.environ.get("EWC_STAMP_RACE_ROUNDS", "4"))
 FUND = 50_000_000  # 50 USDC

@@ -29,7 +29,7 @@ import pytest
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._identity import oidc_arguments
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._server import SandboxServer
 from .conftest import database_url
 from .test_sandbox_backends import funded_customer
@@ -52,12 +52,6 @@ def pair(
         extra=oidc_arguments(jwks_url),
     ) as servers:
         yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
 
 
 def _credentials(client: SandboxClient, account_id: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._payments import (
     Receiver,
     accounts,
@@ -48,12 +48,6 @@ def pair(
         time_scale=TIME_SCALE,
     ) as servers:
         yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
 
 
 def funded_customer(client: SandboxClient, eur: int = 0, usd: int = 0) -> dict[str, str]:

@@ -17,7 +17,7 @@ from .test_sca import IP, enroll_totp, eu_customer, rfc6238
 ROUNDS = int(os.environ.get("EWC_SCA_RACE_ROUNDS", "10"))
 
 
-pair, clients = pair_fixtures("sca-races", "scarace")
+pair = pair_fixtures("sca-races", "scarace")
 
 
 def test_one_totp_code_logs_in_once_across_two_processes(clients: list[SandboxClient]) -> None:

@@ -16,7 +16,7 @@ from ._flows import Wallet
 from ._pair import pair_fixtures, race
 from ._server import SandboxServer
 
-pair, clients = pair_fixtures("session-cap", "sessioncap")
+pair = pair_fixtures("session-cap", "sessioncap")
 
 
 def _login_body(client: ewc.KeyPair | None = None) -> dict[str, Any]:
@@ -31,19 +31,28 @@ def _active(client: SandboxClient, account_id: str) -> list[str]:
     return [session["id"] for session in listed.json()["data"]]
 
 
-def test_a_login_past_the_cap_ends_the_oldest_session(
-    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
-) -> None:
-    wallet = Wallet(clients[0], pair[0])
+def _logins(
+    clients: list[SandboxClient], wallet: Wallet, count: int
+) -> tuple[list[str], list[ewc.KeyPair]]:
+    """``count`` logins of a new EMAIL_OTP credential of ``wallet``, one after another,
+    through either process in turn: the sessions' ids and keys, oldest first."""
     credential = wallet.add("EMAIL_OTP")
     path = f"/auth/credentials/{credential['id']}/verify"
     made, keys = [], []
-    for n in range(MAX_ACTIVE_SESSIONS + 2):
+    for n in range(count):
         client = ewc.KeyPair.generate()
         login = clients[n % 2].post(path, _login_body(client))
         assert login.status_code == 200, login.text
         made.append(login.json()["id"])
         keys.append(ewc.open_session_key(login.json()["encryptedSessionSigningKey"], client))
+    return made, keys
+
+
+def test_a_login_past_the_cap_ends_the_oldest_session(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    wallet = Wallet(clients[0], pair[0])
+    made, keys = _logins(clients, wallet, MAX_ACTIVE_SESSIONS + 2)
     assert _active(clients[1], wallet.account_id) == made[2:]
     # The ended session no longer signs; the oldest one left still does.
     revoke = f"/auth/sessions/{made[2]}"
@@ -51,6 +60,20 @@ def test_a_login_past_the_cap_ends_the_oldest_session(
     assert (refused.status_code, refused.json()["code"]) == (401, "UNAUTHORIZED"), refused.text
     _, revoked = clients[1].signed_retry("DELETE", revoke, key=keys[2])
     assert revoked.status_code == 204, revoked.text
+
+
+def test_a_refresh_at_the_cap_takes_its_own_session_place(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    """Refreshing a session of a full account ends that session, not the oldest one."""
+    wallet = Wallet(clients[0], pair[0])
+    made, keys = _logins(clients, wallet, MAX_ACTIVE_SESSIONS)
+    refresh = f"/auth/sessions/{made[5]}/refresh"
+    body = {"clientPublicKey": ewc.KeyPair.generate().public_key_hex()}
+    _, refreshed = clients[1].signed_retry("POST", refresh, body, key=keys[5])
+    assert refreshed.status_code == 201, refreshed.text
+    expected = made[:5] + made[6:] + [refreshed.json()["id"]]
+    assert _active(clients[0], wallet.account_id) == expected
 
 
 def test_concurrent_logins_through_two_processes_leave_the_cap(

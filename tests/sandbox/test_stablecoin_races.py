@@ -24,7 +24,7 @@ MINTED = 1_000_000  # 1.00 of a 6-decimal stablecoin
 BURN = 600_000
 
 
-pair, clients = pair_fixtures("stablecoin-races", "coins")
+pair = pair_fixtures("stablecoin-races", "coins")
 
 
 def _keyed() -> dict[str, str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._server import SandboxServer
 from ._webhooks import Hooks, hooks_server, poll
 from .conftest import database_url
@@ -37,12 +37,6 @@ def pair(
         database_url(request, backend, "pair"),  # type: ignore[arg-type]
     ) as servers:
         yield servers
-
-
-@pytest.fixture
-def clients(pair: tuple[SandboxServer, SandboxServer]) -> Iterator[list[SandboxClient]]:
-    with clients_of(pair) as made:
-        yield made
 
 
 def delivered(client: SandboxClient, ids: set[str]) -> dict[str, int]:

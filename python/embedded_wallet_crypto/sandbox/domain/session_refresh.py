@@ -54,7 +54,6 @@ def refresh_session(
     if row.revoked or row.expires_at <= services.clock.now():
         raise _inactive()
     credential = find_credential(db, row.auth_method_id)
-    row.revoked = True  # first, so that the new session takes its place under the cap
+    row.revoked = True  # first (autoflushed), so that the new session takes its place
     row.updated_at = services.clock.now()
-    db.flush()
     return 201, issue_session(db, services, credential, client_public_key)
