@@ -1,4 +1,4 @@
-"""The run over every operation (``test_operations``): its card, card simulation and
+"""The run over every operation (``test_operations_run``): its card, card simulation and
 stablecoin part."""
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """Helpers of the client tests: the parties the client talks to besides the service (the
 user's mailbox, an OIDC issuer, a passkey), a customer with an embedded wallet, funding in
-both environments, and a synchronous view of an AsyncClient (so that one scenario runs
-through both clients)."""
+both environments, a synchronous view of an AsyncClient (so that one scenario runs through
+both clients), and an operation path's shape."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -84,6 +85,12 @@ def bank_account(api: Any, customer_id: str, suffix: str = "010") -> Any:
         }
     )
     return account
+
+
+def _template(path: str) -> str:
+    """A path with each ``{parameter}`` as ``{}``: the shape the app's routes, the OpenAPI
+    document and the client's table share."""
+    return re.sub(r"\{[^}]+\}", "{}", path)
 
 
 def settled(api: Any, transaction_id: str, timeout: float = 60) -> dict[str, Any]:
