@@ -1,7 +1,7 @@
 """Helpers of the client tests: the parties the client talks to besides the service (the
 user's mailbox, an OIDC issuer, a passkey), a customer with an embedded wallet, funding in
 both environments, a synchronous view of an AsyncClient (so that one scenario runs through
-both clients), and an operation path's shape."""
+both clients), an operation path's shape, and a base URL for the tests without a service."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ from sandbox._client import read_otp
 
 FINAL = ("COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED")
 RP_ID, ORIGIN = "localhost", "http://localhost:8000"
+#: A base URL of the right shape (the API version as its last segment), for the tests of the
+#: client without a service.
+BASE = "https://api.example.com/2025-10-13"
 
 
 def mint_token(nonce: str | None, *, subject: str, email: str) -> str:
