@@ -14,8 +14,9 @@ from hypothesis import core as hypothesis_core
 
 # The store fixtures (redis_server, postgres_server, store) shared by the store test files; the
 # signed-retry fixtures (clock, retry) shared by the signed-retry test files; the fixed P-256 key
-# (kp, crypto_pub) shared by the key test files.
-pytest_plugins = ["_store_fixtures", "_signed_retry_support", "_p256_support"]
+# (kp, crypto_pub) shared by the key test files; the HPKE recipient (recipient) shared by the
+# HPKE test files.
+pytest_plugins = ["_store_fixtures", "_signed_retry_support", "_p256_support", "_hpke_support"]
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS_DIR = REPO / "vectors"
