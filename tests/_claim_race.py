@@ -1,4 +1,4 @@
-"""Worker processes for the claim race of tests/test_stores.py and the OTP issue race of
+"""Worker processes for the claim race of tests/test_stores_race.py and the OTP issue race of
 tests/test_otp_clock.py (importable under ``spawn``).
 
 Each of N workers opens its own store, then for every round waits at a barrier with the others

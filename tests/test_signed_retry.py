@@ -1,7 +1,8 @@
 """ewc.signed_retry, leg one: the payloads of every operation and their parameters; an account
 keeps a credential; the public names; vectors/signed_retry.json (the rules of leg two are in
-test_signed_retry_rules.py; tests/test_stores.py covers the shared stores, their restarts and
-the cross-process claim race)."""
+test_signed_retry_rules.py; tests/test_stores.py covers the shared stores,
+tests/test_stores_restarts.py their restarts and tests/test_stores_race.py the cross-process
+claim race)."""
 
 from __future__ import annotations
 
