@@ -1,51 +1,45 @@
-"""Protocol benchmarks (issue 3): stamps, session keys and signed retries, with fixed inputs.
+"""Protocol benchmarks (issue 3): stamps and session keys, with fixed inputs.
 
 Like ``test_bench_core.py``, every benchmark is also a test of what it timed, sets
 ``benchmark.group`` and ``benchmark.extra_info["impl"]``, and ``benches/report.py`` pairs rows by
 (group, impl). The peers are what a Python server or client does today without this library:
 ``base64`` + ``json`` + ``cryptography`` for stamps; ``base58`` + ``cryptography`` + ``pyhpke``
-for the ``encryptedSessionSigningKey``.
+for the ``encryptedSessionSigningKey``. Signed retries are timed in
+``test_bench_signed_retry.py``.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import importlib.util
 import itertools
 import json
-import shutil
-import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import base58
 import embedded_wallet_crypto as ewc
 import pytest
+from _protocol_keys import (
+    CLIENT_PUB65,
+    CLIENT_PUB65_HEX,
+    CLIENT_SCALAR,
+    OUR_CLIENT,
+    SESSION_KEY,
+    SESSION_PUB33_HEX,
+    _scalar,
+    _uuid,
+)
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from embedded_wallet_crypto.errors import SignedRetryError
-from embedded_wallet_crypto.signed_retry import (
-    MemoryStore,
-    Operation,
-    PostgresStore,
-    RedisStore,
-    SignedRetry,
-    SqliteStore,
-    Store,
-)
 from pyhpke import AEADId, CipherSuite, KDFId, KEMId, KEMKey
 
 # Same timing budget as the core benchmarks (the report must stay well under three minutes).
 pytestmark = pytest.mark.benchmark(max_time=1.0, min_rounds=5)
 
-REPO = Path(__file__).resolve().parent.parent
-
 # --------------------------------------------------------------------------------------------
-# Fixed inputs
+# Fixed inputs (the keys are in _protocol_keys.py)
 # --------------------------------------------------------------------------------------------
 
 INFO = b"turnkey_hpke"
@@ -53,25 +47,6 @@ CURVE = ec.SECP256R1()
 ECDSA_SHA256 = ec.ECDSA(hashes.SHA256())
 SCHEME = "SIGNATURE_SCHEME_TK_API_P256"
 assert ewc.stamps.SCHEME == SCHEME
-
-
-def _scalar(label: bytes) -> bytes:
-    """A fixed, valid P-256 private scalar (SHA-256 of a label; < n with overwhelming odds)."""
-    return hashlib.sha256(b"embedded-wallet-crypto protocol bench " + label).digest()
-
-
-def _uuid(label: bytes) -> str:
-    h = hashlib.sha256(label).hexdigest()
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}"
-
-
-SESSION_KEY = ewc.KeyPair.from_private_bytes(_scalar(b"session"))
-SESSION_PUB33_HEX = SESSION_KEY.public_key_hex(compressed=True)
-# The client's ephemeral key: the export target, and what a session key is sealed to.
-CLIENT_SCALAR = _scalar(b"client")
-OUR_CLIENT = ewc.KeyPair.from_private_bytes(CLIENT_SCALAR)
-CLIENT_PUB65 = OUR_CLIENT.public_key_bytes()
-CLIENT_PUB65_HEX = CLIENT_PUB65.hex()
 
 
 def _payload(i: int) -> bytes:
@@ -295,140 +270,3 @@ def test_seal_session_key_peer(benchmark: Any) -> None:
         benchmark, "session-key-seal", "base58+cryptography+pyhpke", peer_seal_session_key
     )
     assert ewc.open_session_key(essk, OUR_CLIENT).private_key_bytes() == _scalar_of(session_key)
-
-
-# --------------------------------------------------------------------------------------------
-# SignedRetry.verify per store: challenges issued and stamped before the timing; each round
-# verifies (and claims) one fresh request id. ops/s, no peer, no target.
-# --------------------------------------------------------------------------------------------
-
-ACCOUNT = "account-1"
-ACCOUNT_SESSION_KEYS = [
-    SESSION_PUB33_HEX,
-    ewc.KeyPair.from_private_bytes(_scalar(b"other session")).public_key_hex(compressed=True),
-]
-RETRY_ROUNDS = {"memory": 2000, "sqlite": 500, "redis": 500, "postgres": 500}
-RETRY_WARMUP = 20
-
-
-def _load_test_helper(name: str) -> Any:
-    """tests/<name>.py by path (tests/ is not a package), registered under its own name so
-    that one helper can import another."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _load_redis_helper() -> Any:
-    """tests/_redis_server.py (a throwaway redis-server on a free loopback port)."""
-    return _load_test_helper("_redis_server")
-
-
-@pytest.fixture(scope="module")
-def postgres_dsn() -> Iterator[str]:
-    """A throwaway PostgreSQL (tests/_postgres_server.py: Debian's initdb + postgres on a free
-    loopback port, fsync and synchronous_commit on); without it or psycopg, skipped (a failure
-    under CI=true)."""
-    helper = _load_test_helper("_postgres_server")
-    server = helper.PostgresServer()  # skips (fails under CI) without postgresql or psycopg
-    server.start()
-    try:
-        yield server.dsn
-    finally:
-        server.destroy()
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    ci = _load_test_helper("_ci")  # a skip locally, a failure under CI=true
-    if shutil.which("redis-server") is None:
-        ci.skip_or_fail(
-            "redis-server not found on PATH (Debian: apt-get install redis-server): "
-            "the SignedRetry.verify RedisStore row is skipped"
-        )
-    try:
-        helper = _load_redis_helper()
-    except ImportError as missing:
-        ci.skip_or_fail(f"the RedisStore row needs the redis package ({missing}): skipped")
-    server = helper.RedisServer(tmp_path_factory.mktemp("redis"))
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
-
-
-@pytest.fixture(params=list(RETRY_ROUNDS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Store]]:
-    kind = request.param
-    if kind == "memory":
-        yield kind, MemoryStore()
-    elif kind == "sqlite":
-        sqlite_store = SqliteStore(tmp_path / "challenges.sqlite3")
-        yield kind, sqlite_store
-        sqlite_store.close()
-    elif kind == "postgres":
-        postgres_store = PostgresStore(request.getfixturevalue("postgres_dsn"))
-        yield kind, postgres_store
-        postgres_store.close()
-    else:
-        redis_store = RedisStore(request.getfixturevalue("redis_url"), key_prefix="bench:")
-        yield kind, redis_store
-        redis_store.close()
-
-
-def test_signed_retry_verify(benchmark: Any, store: tuple[str, Store]) -> None:
-    kind, backend = store
-    retry = SignedRetry(backend)
-    count = RETRY_ROUNDS[kind] + RETRY_WARMUP
-    pending = []
-    for i in range(count):
-        challenge = retry.issue(
-            account_id=ACCOUNT,
-            operation=Operation.EXPORT_WALLET,
-            parameters={"walletId": _uuid(b"retry wallet %d" % i)},
-            organization_id=_uuid(b"organization"),
-            bound_client_public_key=CLIENT_PUB65_HEX,
-        )
-        stamp = ewc.create_stamp(challenge.payload_to_sign, SESSION_KEY)
-        pending.append((challenge.request_id, stamp))
-    assert 320 <= len(challenge.payload_to_sign) <= 360  # export: targetPublicKey, walletId
-    queue = iter(pending)
-    used: list[str] = []
-
-    def setup() -> tuple[tuple[()], dict[str, Any]]:
-        request_id, stamp = next(queue)
-        used.append(request_id)
-        return (), {
-            "request_id": request_id,
-            "stamp": stamp,
-            "account_session_keys": ACCOUNT_SESSION_KEYS,
-            "request_body_client_public_key": CLIENT_PUB65_HEX,
-            "account_id": ACCOUNT,
-        }
-
-    benchmark.group = "signed-retry-verify"
-    benchmark.extra_info["impl"] = kind
-    result = benchmark.pedantic(
-        retry.verify, setup=setup, rounds=RETRY_ROUNDS[kind], warmup_rounds=RETRY_WARMUP
-    )
-    assert result.request_id == used[-1]
-    assert result.operation is Operation.EXPORT_WALLET
-    assert result.session_public_key == SESSION_PUB33_HEX
-    assert result.bound_client_public_key == CLIENT_PUB65_HEX
-    # Every verified id is now claimed in the store, and a replay is refused.
-    assert all(record.claimed for record in map(backend.get, used) if record is not None)
-    assert all(backend.get(request_id) is not None for request_id in used)
-    with pytest.raises(SignedRetryError) as replay:
-        retry.verify(
-            request_id=used[0],
-            stamp=pending[0][1],
-            account_session_keys=ACCOUNT_SESSION_KEYS,
-            request_body_client_public_key=CLIENT_PUB65_HEX,
-        )
-    assert replay.value.code == "REQUEST_ID_USED"
