@@ -15,15 +15,14 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
+from _chromium import add_virtual_authenticator, launched_chromium
 from _webauthn_helpers import b64url
 from embedded_wallet_crypto import passkeys
 
@@ -58,21 +57,6 @@ async function login(challenge, credentialId) {
 }
 </script></body></html>
 """
-
-
-def _unavailable(message: str) -> NoReturn:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message + " (CI=true: the browser test is required)")
-    pytest.skip(message)
-
-
-def _chromium() -> str:
-    path = os.environ.get("EWC_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(path).is_file():
-        _unavailable(
-            f"no Chromium binary at {path} (apt-get install chromium, or set EWC_CHROMIUM)"
-        )
-    return path
 
 
 class _Server:
@@ -114,32 +98,13 @@ class _Server:
 
 @pytest.fixture(scope="module")
 def browser_page() -> Iterator[tuple[Any, _Server, _Server]]:
-    executable = _chromium()
-    try:
-        from playwright import sync_api
-    except ImportError:
-        _unavailable("playwright is not installed (pip install -r requirements-dev.txt)")
-    servers = (_Server(), _Server())
-    # Chromium refuses to run as root with its sandbox; containers often have a tiny /dev/shm.
-    args = ["--disable-dev-shm-usage", *(["--no-sandbox"] if os.geteuid() == 0 else [])]
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=args)
+    with launched_chromium() as browser:
+        servers = (_Server(), _Server())
         try:
             page = browser.new_page()
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("WebAuthn.enable")
-            options = {
-                "protocol": "ctap2",
-                "transport": "internal",
-                "hasResidentKey": True,
-                "hasUserVerification": True,
-                "isUserVerified": True,
-                "automaticPresenceSimulation": True,
-            }
-            cdp.send("WebAuthn.addVirtualAuthenticator", {"options": options})
+            add_virtual_authenticator(page)
             yield page, *servers
         finally:
-            browser.close()
             for server in servers:
                 server.close()
 

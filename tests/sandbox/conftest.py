@@ -15,6 +15,8 @@
 - ``jwks_url``: a real HTTP server with the test issuer's JWKS (session scope).
 - ``server``: one server per module, backend and environment; ``client`` talks to it.
 - ``flow_server``: the flow suite's server (the same matrix).
+- ``browser``: headless Chromium through Playwright (module scope), for the page's tests and
+  the API explorer's; without a browser they skip and say so, except under ``CI=true``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
+from _chromium import launched_chromium
 from _ci import require_module
 from _postgres_server import PostgresServer, running_postgres
 
@@ -60,6 +64,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def jwks_url() -> Iterator[str]:
     with jwks_server() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (Playwright's ``Browser``), one per module that uses it."""
+    with launched_chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module", params=["sandbox", "production"])

@@ -3,7 +3,7 @@
 The browser test opens the explorer in headless Chromium with every request to anything but
 127.0.0.1 aborted, and checks that Swagger UI rendered the service's operations and that the
 page asked for nothing off the machine. Without Chromium it skips and says so, except under
-``CI=true`` (see ``test_page``).
+``CI=true`` (the sandbox conftest's ``browser``, from ``tests/_chromium.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from embedded_wallet_crypto.sandbox import BASE_PATH
 from embedded_wallet_crypto.sandbox.api.explorer import ASSETS, ASSETS_PATH
 
 from ._server import SandboxServer
-from .test_page import browser  # noqa: F401  (the Chromium fixture)
 
 pytestmark = pytest.mark.sqlite_only  # nothing stored
 
@@ -68,7 +67,7 @@ def test_the_explorer_page_names_only_its_own_files(explorer_server: SandboxServ
 
 
 def test_the_explorer_renders_with_no_network(
-    browser: Any,  # noqa: F811
+    browser: Any,
     explorer_server: SandboxServer,
 ) -> None:
     blocked: list[str] = []
