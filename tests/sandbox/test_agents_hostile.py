@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
+from ._agents import POLICY, Agent, agents, connect
 from ._client import SandboxClient
 from ._hostile import HOSTILE, INVALID, NOT_FOUND, Answers, Outcome, send, variants
 from ._server import SandboxServer
-from .test_agents import POLICY, Agent, agents, connect
 
 __all__ = ["agents"]  # the fixture, used here
 

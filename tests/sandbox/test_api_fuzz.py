@@ -68,12 +68,12 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from . import _published_fuzz as published_fuzz
+from ._agents import POLICY, Agent, connect, create_agent
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._payments import card_transaction, fund, usd_external
 from ._published_fuzz import Grid
 from ._server import SandboxServer
-from .test_agents import POLICY, Agent, connect, create_agent
 
 REPO = Path(__file__).resolve().parents[2]
 GRID_DEFAULT = REPO.parent / "shared" / "spec" / "grid-openapi.yaml"

@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
+from ._agents import POLICY, Agent, connect
 from ._client import SandboxClient
 from ._identity import oidc_arguments
 from ._payments import Receiver, accounts, balance, fund, usd_external, webhook_receiver
 from ._server import SandboxServer
 from .conftest import database_url
-from .test_agents import POLICY, Agent, connect
 
 #: Transfers settle after 2 simulated seconds: 40 s here, so a cancellation comes first.
 TIME_SCALE = 20.0

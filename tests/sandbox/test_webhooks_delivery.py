@@ -329,7 +329,7 @@ def test_202_and_no_call_times_out(
 def test_an_agent_action_awaiting_approval_is_announced(
     server: SandboxServer, client: SandboxClient, hooks: Hooks, public_key: str
 ) -> None:
-    from .test_agents import Agent, Customer, connect, execute, quote
+    from ._agents import Agent, Customer, connect, execute, quote
 
     made: list[Agent] = []
     try:

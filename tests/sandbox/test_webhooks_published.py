@@ -89,7 +89,7 @@ def _names(value: Any) -> set[str]:
 def test_an_agent_action_with_its_quote_has_the_published_names(
     server: SandboxServer, client: SandboxClient, hooks: Hooks
 ) -> None:
-    from .test_agents import Agent, Customer, connect, execute, quote
+    from ._agents import Agent, Customer, connect, execute, quote
 
     made: list[Agent] = []
     try:
