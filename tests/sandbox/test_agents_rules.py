@@ -1,26 +1,20 @@
 """The sandbox's agent rules as plain functions: policy checks and evaluation, the AgentAction
-state machine (every row of the interface's table), device codes and tokens, list filters and
-pagination, and the KYB/KYC outcome tables."""
+state machine (every row of the interface's table), device codes and tokens. The list queries
+are ``test_list_queries``, the KYB/KYC tables and invitations ``test_kyc_and_invitation_rules``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from datetime import datetime, timedelta, timezone
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from embedded_wallet_crypto.sandbox import clock
-from embedded_wallet_crypto.sandbox.db import pages
-from embedded_wallet_crypto.sandbox.db.base import UtcDateTime
-from embedded_wallet_crypto.sandbox.domain import errors, invitations, verifications
+from embedded_wallet_crypto.sandbox.domain import errors
 from embedded_wallet_crypto.sandbox.domain.agents import actions, tokens
 from embedded_wallet_crypto.sandbox.domain.agents import policy as policies
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import Integer, String, create_engine, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-UTC = timezone.utc
+from ._rules import refusal
 
 POLICY = {
     "permissions": ["EXECUTE_QUOTES", "VIEW_TRANSACTIONS"],
@@ -28,10 +22,6 @@ POLICY = {
     "spendingLimits": {"currency": "USD", "perTransactionLimit": 50_000},
     "approvalThresholds": {"currency": "USD", "amount": 10_000},
 }
-
-
-def refusal(excinfo: pytest.ExceptionInfo[errors.Refusal]) -> tuple[int, str]:
-    return excinfo.value.status, excinfo.value.code
 
 
 # --- policies ----------------------------------------------------------------------------------
@@ -273,170 +263,3 @@ def test_codes_and_tokens() -> None:
     assert tokens.same_hash(stored, tokens.token_hash(token))
     assert not tokens.same_hash(stored, tokens.token_hash(token + "x"))
     assert tokens.token_hash("\udcff") != tokens.token_hash("")  # a lone surrogate hashes, no raise
-
-
-# --- list queries ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("value", ["0", "101", "-1", "abc", "1.5", "", " 5x"])
-def test_parse_limit_refuses(value: str) -> None:
-    with pytest.raises(errors.Refusal):
-        pages.parse_limit(value)
-
-
-def test_parse_limit_and_sort_order() -> None:
-    assert pages.parse_limit(None) == 20
-    assert pages.parse_limit("1") == 1 and pages.parse_limit("100") == 100
-    assert pages.parse_sort_order(None) == "desc"
-    assert pages.parse_sort_order("asc") == "asc"
-    with pytest.raises(errors.Refusal):
-        pages.parse_sort_order("up")
-
-
-def test_parse_datetime() -> None:
-    assert clock.parse_datetime("2026-01-02T03:04:05Z", "d") == datetime(
-        2026, 1, 2, 3, 4, 5, tzinfo=UTC
-    )
-    assert clock.parse_datetime("2026-01-02", "d") == datetime(2026, 1, 2, tzinfo=UTC)
-    assert clock.parse_datetime(None, "d") is None
-    for bad in ("yesterday", "2026-13-01", "\x00"):
-        with pytest.raises(errors.Refusal):
-            clock.parse_datetime(bad, "startDate")
-
-
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-class _Base(DeclarativeBase):
-    pass
-
-
-class _Item(_Base):
-    """A listed resource: its creation time (every three share one) and its id."""
-
-    __tablename__ = "items"
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    n: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
-
-
-@pytest.fixture(scope="module")
-def listed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    """A database of 30 items, ``Transaction:000`` to ``Transaction:029``."""
-    engine = create_engine(f"sqlite:///{tmp_path_factory.mktemp('pages') / 'pages.db'}")
-    _Base.metadata.create_all(engine)
-    with Session(engine) as db:
-        db.add_all(
-            _Item(id=f"Transaction:{n:03d}", n=n, created_at=T0 + timedelta(minutes=n // 3))
-            for n in range(30)
-        )
-        db.commit()
-        yield db
-    engine.dispose()
-
-
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    count=st.integers(0, 30),
-    limit=st.integers(1, 7),
-    order=st.sampled_from(["asc", "desc"]),
-)
-def test_pages_cover_everything_once(listed: Session, count: int, limit: int, order: str) -> None:
-    query = select(_Item).where(_Item.n < count)
-    seen: list[str] = []
-    cursor = None
-    while True:
-        request = pages.PageRequest(limit, cursor).ordered(order)
-        body = pages.page(listed, query, _Item, lambda item: {"id": item.id}, request)
-        assert body["totalCount"] == count
-        assert len(body["data"]) <= limit
-        seen += [i["id"] for i in body["data"]]
-        if not body["hasMore"]:
-            assert "nextCursor" not in body
-            break
-        cursor = body["nextCursor"]
-    expected = [f"Transaction:{n:03d}" for n in range(count)]
-    assert seen == (expected if order == "asc" else expected[::-1])
-
-
-def test_cursor_refuses_garbage(listed: Session) -> None:
-    for bad in ("!!", "bm90IGpzb24", "WyJ4IiwxXQ", "x" * 400):
-        with pytest.raises(errors.Refusal):
-            pages.page(listed, select(_Item), _Item, dict, pages.PageRequest(1, bad))
-
-
-# --- KYB/KYC -----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("value", "status"),
-    [("5523001", "PENDING"), ("BRN-002", "REJECTED"), ("5523003", "APPROVED"), ("", "APPROVED")],
-)
-def test_kyb_table(value: str, status: str) -> None:
-    assert verifications.kyb_status(value, sandbox=True) == status
-    assert verifications.kyb_status(value, sandbox=False) == "PENDING"
-
-
-@pytest.mark.parametrize(
-    ("value", "status"), [("Smith001", "PENDING"), ("Smith002", "REJECTED"), ("Smith", "APPROVED")]
-)
-def test_kyc_table(value: str, status: str) -> None:
-    assert verifications.kyc_status(value, sandbox=True) == status
-    assert verifications.kyc_status(value, sandbox=False) == "PENDING"
-
-
-def test_verification_status() -> None:
-    assert verifications.verification_status(["APPROVED", "APPROVED"]) == "APPROVED"
-    assert verifications.verification_status(["APPROVED", "PENDING"]) == "PENDING_MANUAL_REVIEW"
-    assert verifications.verification_status(["PENDING", "REJECTED"]) == "REJECTED"
-
-
-# --- invitations -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "good", ["$alice@example.com", "$a.b-c_d+1@sub.example.org", "$bob@uma-test.dev"]
-)
-def test_uma_addresses(good: str) -> None:
-    assert invitations.check_uma_address(good, "inviteeUma") == good
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        None,
-        5,
-        "",
-        "alice@example.com",
-        "$@example.com",
-        "$Alice@example.com",
-        "$a@b",
-        "$a@@b.c",
-        "$a@exa mple.com",
-        "$a@.com",
-        "$a\x00@example.com",
-        "$a@ex\u00e4mple.com",
-        "$\udcff@a.bc",
-    ],
-)
-def test_uma_addresses_refused(bad: Any) -> None:
-    with pytest.raises(errors.Refusal) as excinfo:
-        invitations.check_uma_address(bad, "inviteeUma")
-    assert refusal(excinfo) == (400, "INVALID_INPUT")
-
-
-def test_invitation_status_and_claims() -> None:
-    assert invitations.invitation_status("PENDING", None, T0) == "PENDING"
-    assert invitations.invitation_status("PENDING", T0 + timedelta(seconds=1), T0) == "PENDING"
-    assert invitations.invitation_status("PENDING", T0, T0) == "EXPIRED"
-    assert invitations.invitation_status("CLAIMED", T0, T0 + timedelta(days=1)) == "CLAIMED"
-    assert invitations.check_claim("PENDING", "$a@x.com", "$b@y.com") == "$b@y.com"
-    for status in ("CLAIMED", "EXPIRED", "CANCELLED"):
-        with pytest.raises(errors.Refusal) as excinfo:
-            invitations.check_claim(status, "$a@x.com", "$b@y.com")
-        assert refusal(excinfo) == (400, "INVITATION_NOT_PENDING")
-        with pytest.raises(errors.Refusal):
-            invitations.check_cancel(status)
-    invitations.check_cancel("PENDING")
-    with pytest.raises(errors.Refusal):
-        invitations.check_claim("PENDING", "$a@x.com", "$a@x.com")
