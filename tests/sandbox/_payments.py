@@ -68,6 +68,22 @@ def usd_external(
     return account
 
 
+def owner_of(client: SandboxClient, account_id: str) -> str:
+    """The customer of an internal account (paging through the wallets)."""
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"type": "EMBEDDED_WALLET", "limit": 100}
+        if cursor:
+            params["cursor"] = cursor
+        listed = client.get("/customers/internal-accounts", params=params).json()
+        for account in listed["data"]:
+            if account["id"] == account_id:
+                owner: str = account["customerId"]
+                return owner
+        cursor = listed.get("nextCursor")
+        assert cursor, "no such wallet"
+
+
 def wait_for(
     fetch: Callable[[], dict[str, Any]],
     done: Callable[[dict[str, Any]], bool],

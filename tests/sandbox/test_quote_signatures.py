@@ -29,9 +29,8 @@ import pytest
 from ._client import SandboxClient
 from ._flows import Wallet
 from ._pair import race
-from ._payments import balance, fund
+from ._payments import balance, fund, owner_of
 from ._server import SandboxServer
-from .test_quotes import owner_of
 from .test_sandbox_account_races import pair
 
 __all__ = ["pair"]  # the fixture: two processes on one database (clients: the conftest's)

@@ -1,62 +1,21 @@
 """Quotes over real HTTP against ``ewc serve`` (time scaled so the six-minute outcome takes
-seconds): pricing, limits, immediatelyExecute, idempotency (also concurrent), expiry, every
-execution outcome row, and execution from an embedded wallet signed with a session key."""
+seconds): pricing, limits, immediatelyExecute, idempotency (also concurrent), expiry and every
+execution outcome row. Execution from an embedded wallet signed with a session key is
+``test_quote_wallet_signing``."""
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
-import embedded_wallet_crypto as ewc
 import pytest
 
 from ._client import SandboxClient
-from ._flows import Wallet
-from ._identity import oidc_arguments
-from ._payments import accounts, balance, fund, settled, usd_external, wait_for
+from ._payments import accounts, balance, settled, usd_external, wait_for
+from ._quotes import customer, quote_body, server
 from ._server import SandboxServer
-from .conftest import database_url
 
-#: Quotes live 5 simulated minutes (9 s here); suffix 003 completes after 6 (10.8 s).
-TIME_SCALE = 0.03
-
-
-@pytest.fixture(scope="module")
-def server(
-    backend: str,
-    jwks_url: str,
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"quotes-{backend}"),
-        database=database_url(request, backend, "sandbox"),
-        extra=oidc_arguments(jwks_url),
-        time_scale=TIME_SCALE,
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
-
-
-@pytest.fixture
-def customer(client: SandboxClient) -> dict[str, Any]:
-    made = client.create_customer(currencies=["USD", "EUR"])
-    found = accounts(client, made["id"])
-    fund(client, found["EUR"]["id"], 1_000_000)
-    return {"id": made["id"], **{name: a["id"] for name, a in found.items()}}
-
-
-def quote_body(source: str, destination: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "source": {"sourceType": "ACCOUNT", "accountId": source},
-        "destination": {"destinationType": "ACCOUNT", "accountId": destination},
-        "lockedCurrencySide": "SENDING",
-        "lockedCurrencyAmount": 10_000,
-        **extra,
-    }
+__all__ = ["customer", "server"]  # the fixtures, used here
 
 
 def test_quote_prices_with_the_fixed_tables(
@@ -353,75 +312,3 @@ def test_configured_limits_are_enforced(client: SandboxClient, customer: dict[st
         assert refused.status_code == 400 and refused.json()["code"] == "UNSUPPORTED_CURRENCY"
     finally:
         client.request("PATCH", "/config", json={"supportedCurrencies": before})
-
-
-def owner_of(client: SandboxClient, account_id: str) -> str:
-    """The customer of an internal account (paging through the wallets)."""
-    cursor = None
-    while True:
-        params: dict[str, Any] = {"type": "EMBEDDED_WALLET", "limit": 100}
-        if cursor:
-            params["cursor"] = cursor
-        listed = client.get("/customers/internal-accounts", params=params).json()
-        for account in listed["data"]:
-            if account["id"] == account_id:
-                owner: str = account["customerId"]
-                return owner
-        cursor = listed.get("nextCursor")
-        assert cursor, "no such wallet"
-
-
-# --- an embedded wallet pays: the session key signs the quote's payloadToSign -----------------
-
-
-def test_embedded_wallet_execution_needs_the_session_signature(
-    client: SandboxClient, server: SandboxServer
-) -> None:
-    wallet = Wallet(client, server)
-    _, key = wallet.first_login("EMAIL_OTP")
-    fund(client, wallet.account_id, 50_000_000)  # 50 USDC
-    owner = owner_of(client, wallet.account_id)
-    external = usd_external(client, owner, "999")
-    quote = client.post(
-        "/quotes",
-        {
-            "source": {"sourceType": "ACCOUNT", "accountId": wallet.account_id},
-            "destination": {"destinationType": "ACCOUNT", "accountId": external["id"]},
-            "lockedCurrencySide": "RECEIVING",
-            "lockedCurrencyAmount": 1_000,
-        },
-    ).json()
-    (instruction,) = quote["paymentInstructions"]
-    payload = instruction["payloadToSign"]
-    assert json.loads(payload)["type"] == "ACTIVITY_TYPE_SIGN_TRANSACTION_V2"
-    missing = client.post(f"/quotes/{quote['id']}/execute")
-    assert missing.status_code == 401
-    stranger = ewc.create_stamp(payload, ewc.KeyPair.generate())
-    wrong = client.post(
-        f"/quotes/{quote['id']}/execute", headers={"Service-Wallet-Signature": stranger}
-    )
-    assert wrong.status_code == 401
-    assert wrong.json()["reason"] == "Invalid Service-Wallet-Signature"
-    other_payload = client.post(
-        f"/quotes/{quote['id']}/execute",
-        headers={"Service-Wallet-Signature": ewc.create_stamp(payload + " ", key)},
-    )
-    assert other_payload.status_code == 401
-    stamp = ewc.create_stamp(payload, key)
-    executed = client.post(
-        f"/quotes/{quote['id']}/execute", headers={"Service-Wallet-Signature": stamp}
-    )
-    assert executed.status_code == 200, executed.text
-    assert settled(client, quote["transactionId"])["status"] == "COMPLETED"
-    assert balance(client, owner, "WALLET") == 50_000_000 - quote["totalSendingAmount"]
-
-
-def test_sandbox_signature_magic(client: SandboxClient, customer: dict[str, Any]) -> None:
-    fund(client, customer["WALLET"], 10_000_000)
-    body = quote_body(customer["WALLET"], customer["EUR"], lockedCurrencyAmount=1_000_000)
-    quote = client.post("/quotes", body).json()
-    executed = client.post(
-        f"/quotes/{quote['id']}/execute",
-        headers={"Service-Wallet-Signature": "sandbox-valid-signature"},
-    )
-    assert executed.status_code == 200, executed.text
