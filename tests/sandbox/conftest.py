@@ -7,7 +7,7 @@
   (``sandbox_postgres``). Tests marked ``sqlite_only`` are deselected on PostgreSQL: the
   pure-validation ones (all of ``test_sandbox_bad_requests`` and
   ``test_payments_bad_requests``, and the hostile requests of ``test_agents_hostile`` and
-  ``test_interface_conformance``), which check that
+  ``test_interface_conformance_agents``), which check that
   malformed requests get a 4xx, never a 500, and are the suite's slowest tests; what
   PostgreSQL stores differently from SQLite (text with NUL) is checked on both backends by
   ``test_sandbox_backends``. The modules that are not about storage (the page, the API fuzz,

@@ -25,10 +25,10 @@ import pytest
 from _ci import skip_or_fail
 
 from ._client import SandboxClient
+from ._fuzz_operations import _grid_document, _grid_path
 from ._pair import clients_of, race, running_pair
 from ._server import SandboxServer
 from .conftest import database_url
-from .test_api_fuzz import _grid_document, _grid_path
 
 ROUNDS = int(os.environ.get("EWC_NAMES_RACE_ROUNDS", "10"))
 SERVICE_RATES = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from _ci import skip_or_fail
 from markdown.extensions.toc import slugify
 
-from .test_api_fuzz import (
+from ._fuzz_operations import (
     _GRID_MISSING,
     _grid_document,
     _grid_operations,
