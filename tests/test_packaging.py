@@ -267,3 +267,19 @@ def test_no_library_module_is_over_400_lines() -> None:
         and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert not long, f"split these by meaning: {long}"
+
+
+#: Where the project's other Python lives: the tests, the benchmarks, the scripts, the docs' hooks.
+PROJECT_PYTHON = ("tests", "benches", "scripts", "docs")
+
+
+def test_no_test_bench_or_script_file_is_over_400_lines() -> None:
+    # The same bar for the code around the package: a test file past it is split by subject,
+    # its shared helpers in one underscore module (``tests/sandbox/_pair.py`` and the like).
+    long = {
+        str(path.relative_to(REPO)): lines
+        for root in PROJECT_PYTHON
+        for path in (REPO / root).rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"split these by subject: {long}"
