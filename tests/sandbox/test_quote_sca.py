@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import embedded_wallet_crypto as ewc
 import jsonschema_rs
 import pytest
 
@@ -25,6 +24,7 @@ from ._payments import accounts, balance, fund, usd_external
 from ._server import SandboxServer
 from .conftest import database_url
 from .test_sca import eu_customer
+from .test_sca_flows import enroll_passkey
 
 AMOUNT = 10_000
 #: The sandbox's published SMS code (accepted in the sandbox environment only).
@@ -210,15 +210,7 @@ def test_a_realtime_funding_quote_gets_its_instructions_after_two_challenges(
 
 def test_a_passkey_challenge(client: SandboxClient) -> None:
     sender = eu_sender(client)
-    params = {"customerId": sender["id"]}
-    started = client.post("/sca/factors", {"type": "PASSKEY"}, params=params).json()
-    device = ewc.passkeys.SoftwareAuthenticator()
-    credential = device.register(
-        rp_id=RP_ID, origin=ORIGIN, challenge=_b64(started["options"]["challenge"])
-    )
-    confirm = {"type": "PASSKEY", "origin": ORIGIN, "credential": credential}
-    enrolled = client.post("/sca/factors/confirm", confirm, params=params)
-    assert enrolled.status_code == 200, enrolled.text
+    device = enroll_passkey(client, sender["id"])
     quote = _quote(client, _account_source(sender["EUR"]), sender["bank"])
     path = f"/quotes/{quote['id']}"
     totp = client.post(f"{path}/execute", {"scaFactor": "TOTP"})

@@ -21,6 +21,21 @@ def _b64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def enroll_passkey(client: SandboxClient, customer_id: str) -> ewc.passkeys.SoftwareAuthenticator:
+    """Enroll a PASSKEY factor of a new software authenticator; returns the authenticator."""
+    params = {"customerId": customer_id}
+    started = client.post("/sca/factors", {"type": "PASSKEY"}, params=params)
+    assert started.status_code == 200, started.text
+    device = ewc.passkeys.SoftwareAuthenticator()
+    credential = device.register(
+        rp_id=RP_ID, origin=ORIGIN, challenge=_b64(started.json()["options"]["challenge"])
+    )
+    confirm = {"type": "PASSKEY", "origin": ORIGIN, "credential": credential}
+    enrolled = client.post("/sca/factors/confirm", confirm, params=params)
+    assert enrolled.status_code == 200, enrolled.text
+    return device
+
+
 def test_contact_verification(client: SandboxClient, server: SandboxServer) -> None:
     customer_id = eu_customer(client)
     for channel in ("email", "phone"):
