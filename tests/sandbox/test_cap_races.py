@@ -5,7 +5,8 @@ refused 409 ``COLLECTION_LIMIT_REACHED``, and the collection holds its cap, neve
 
 - a cardholder's cards (``MAX_CARDS``, counted with the cardholder's row locked; closed cards
   count, so each round fills a new cardholder's);
-- a customer's documents (``MAX_DOCUMENTS``, counted with the customer's row locked);
+- a holder's documents (``MAX_DOCUMENTS``, counted with the holder's row locked: a customer's,
+  a beneficial owner's);
 - the platform's API tokens (``MAX_API_TOKENS``, counted with the platform's row locked).
 
 The documents and the tokens make room for the next round by deleting the round's winners.
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from functools import partial
 
 import httpx
+import pytest
 from embedded_wallet_crypto.sandbox.domain.collection_caps import (
     MAX_API_TOKENS,
     MAX_CARDS,
@@ -31,7 +33,7 @@ from ._client import SandboxClient
 from ._pair import pair_fixtures, race
 from .test_cards import _holder
 from .test_customer_races import _outcome
-from .test_kyc import _upload
+from .test_kyc import _owner, _upload
 
 ROUNDS = int(os.environ.get("EWC_CAP_RACE_ROUNDS", "20"))
 RACERS = 4
@@ -119,8 +121,15 @@ class _Deletable:
                 self.client.request("DELETE", f"{self.path}/{ident}")
 
 
-def test_a_customer_gets_the_last_document_once(clients: list[SandboxClient]) -> None:
-    holder = clients[0].create_customer()["id"]
+@pytest.mark.parametrize("holder_type", ["customer", "beneficial owner"])
+def test_a_holder_gets_the_last_document_once(
+    clients: list[SandboxClient], holder_type: str
+) -> None:
+    holder = clients[0].create_customer(customerType="BUSINESS")["id"]
+    if holder_type == "beneficial owner":
+        owner = _owner(clients[0], holder, 30)
+        assert owner.status_code == 201, owner.text
+        holder = owner.json()["id"]
     documents = _Deletable(
         clients[1], lambda c: _upload(c, holder), "/documents", documentHolder=holder
     )
