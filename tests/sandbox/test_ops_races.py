@@ -6,6 +6,9 @@
   when approved);
 - two cancellations of one transfer out: one is made, the other is refused 409
   ``TRANSACTION_NOT_CANCELLABLE``, and the source gets its amount back once;
+- a cancellation of a transfer out and the confirmation of its receipt: both are made (200),
+  and the transfer keeps both, its refund and its receipt time (each rewrites the stored
+  details under the transaction's lock, so neither loses the other's);
 - two deletions of one customer: one is made, the other is refused 410 ``CUSTOMER_DELETED``;
 - the two processes' workers import each bulk CSV job once (each row one customer).
 
@@ -18,6 +21,7 @@ import os
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
@@ -87,30 +91,62 @@ def test_approve_and_reject_at_once_make_one_decision(clients: list[SandboxClien
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds: {wrong[:3]} ({dict(outcomes)})"
 
 
+def _transfer_out(client: SandboxClient) -> tuple[str, str]:
+    """A new customer's funded transfer out of 1200 (of 5000): the customer's and its ids."""
+    customer = client.create_customer(currencies=["USD"])
+    usd = accounts(client, customer["id"])["USD"]["id"]
+    external = usd_external(client, customer["id"], "010")
+    fund(client, usd, 5_000)
+    made = client.post(
+        "/transfer-out",
+        {
+            "source": {"accountId": usd},
+            "destination": {"accountId": external["id"]},
+            "amount": 1_200,
+        },
+    )
+    assert made.status_code == 201, made.text
+    return customer["id"], made.json()["id"]
+
+
 def test_two_cancellations_at_once_refund_once(clients: list[SandboxClient]) -> None:
     wrong: list[object] = []
     for _ in range(ROUNDS):
-        customer = clients[0].create_customer(currencies=["USD"])
-        usd = accounts(clients[0], customer["id"])["USD"]["id"]
-        external = usd_external(clients[0], customer["id"], "010")
-        fund(clients[0], usd, 5_000)
-        made = clients[0].post(
-            "/transfer-out",
-            {
-                "source": {"accountId": usd},
-                "destination": {"accountId": external["id"]},
-                "amount": 1_200,
-            },
-        )
-        assert made.status_code == 201, made.text
-        path = f"/transactions/{made.json()['id']}/cancel"
+        customer_id, transfer = _transfer_out(clients[0])
+        path = f"/transactions/{transfer}/cancel"
         answers = race([lambda c=c, p=path: c.post(p) for c in clients])
         statuses = sorted(r.status_code for r in answers)
         codes = [r.json().get("code") for r in answers if r.status_code != 200]
-        after = balance(clients[1], customer["id"], "USD")
+        after = balance(clients[1], customer_id, "USD")
         if statuses != [200, 409] or codes != ["TRANSACTION_NOT_CANCELLABLE"] or after != 5_000:
             wrong.append((statuses, codes, after))
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds: {wrong[:3]}"
+
+
+def test_a_cancellation_and_a_receipt_at_once_keep_both(clients: list[SandboxClient]) -> None:
+    wrong: list[object] = []
+    for round_ in range(ROUNDS):
+        customer_id, transfer = _transfer_out(clients[0])
+        path = f"/transactions/{transfer}"
+        cancel, confirm = race(
+            [
+                partial(clients[round_ % 2].post, f"{path}/cancel"),
+                partial(clients[1 - round_ % 2].post, f"{path}/confirm"),
+            ]
+        )
+        stored = clients[1].get(path).json()
+        kept = (
+            stored["status"],
+            stored.get("refund", {}).get("reason"),
+            "receiptDeliveryConfirmedAt" in stored,
+            balance(clients[0], customer_id, "USD"),
+        )
+        statuses = (cancel.status_code, confirm.status_code)
+        if statuses != (200, 200) or kept != ("REFUNDED", "USER_CANCELLATION", True, 5_000):
+            wrong.append((statuses, kept))
+    assert not wrong, (
+        f"{len(wrong)} of {ROUNDS} rounds (statuses, what the transfer kept): {wrong[:3]}"
+    )
 
 
 def test_two_deletions_at_once_delete_once(clients: list[SandboxClient]) -> None:
