@@ -7,6 +7,9 @@ serve`` processes on one database, each request of a race sent to either:
   exactly one (the others 409 ``COLLECTION_LIMIT_REACHED``);
 - two customers taking one email address at once (each by the signed retry its EMAIL_OTP
   credential needs): one does, the other is 409 ``EMAIL_OTP_EMAIL_ALREADY_EXISTS``.
+- four updates of one customer at once, each of another detail (its full name, birth date,
+  nationality, address), two through each process: all are made (200) and the customer keeps
+  each (each rewrites the stored details under the customer's lock, so none loses another's).
 
 ``EWC_RACE_ROUNDS`` sets the rounds (10 by default).
 """
@@ -76,6 +79,35 @@ def test_beneficial_owners_stop_at_the_cap(clients: list[SandboxClient]) -> None
         totals[listed.json()["totalCount"]] += 1
     assert totals == {CAP: ROUNDS}, (totals, outcomes)
     assert outcomes == {"201": ROUNDS, "409 COLLECTION_LIMIT_REACHED": 3 * ROUNDS}, outcomes
+
+
+def test_updates_at_once_keep_each_change(clients: list[SandboxClient]) -> None:
+    changes = {
+        "fullName": "Jane Roe",
+        "birthDate": "1980-02-03",
+        "nationality": "FR",
+        "address": {"line1": "2 Rue Neuve", "postalCode": "75001", "country": "FR"},
+    }
+    wrong: list[object] = []
+    for _ in range(ROUNDS):
+        path = f"/customers/{clients[0].create_customer(fullName='Jane Doe')['id']}"
+        answers = race(
+            [
+                partial(
+                    clients[n % 2].request,
+                    "PATCH",
+                    path,
+                    json={"customerType": "INDIVIDUAL", name: value},
+                )
+                for n, (name, value) in enumerate(changes.items())
+            ]
+        )
+        stored = clients[1].get(path).json()
+        lost = sorted(name for name, value in changes.items() if stored.get(name) != value)
+        statuses = [_outcome(answer, 200) for answer in answers]
+        if statuses != ["200"] * len(changes) or lost:
+            wrong.append((statuses, lost))
+    assert not wrong, f"{len(wrong)} of {ROUNDS} rounds (answers, changes lost): {wrong[:3]}"
 
 
 class _ContactWallet(Wallet):
