@@ -7,6 +7,9 @@ serve`` processes on one database, each request of a race sent to either:
   exactly one (the others 409 ``COLLECTION_LIMIT_REACHED``);
 - two customers taking one email address at once (each by the signed retry its EMAIL_OTP
   credential needs): one does, the other is 409 ``EMAIL_OTP_EMAIL_ALREADY_EXISTS``.
+- two customers updated to one new UMA address at once, one through each process: one gets it
+  (200), the other is refused 409 ``UMA_ADDRESS_EXISTS`` (decided under the platform's lock:
+  each update locks only its own customer's row);
 - four updates of one customer at once, each of another detail (its full name, birth date,
   nationality, address), two through each process: all are made (200) and the customer keeps
   each (each rewrites the stored details under the customer's lock, so none loses another's).
@@ -79,6 +82,25 @@ def test_beneficial_owners_stop_at_the_cap(clients: list[SandboxClient]) -> None
         totals[listed.json()["totalCount"]] += 1
     assert totals == {CAP: ROUNDS}, (totals, outcomes)
     assert outcomes == {"201": ROUNDS, "409 COLLECTION_LIMIT_REACHED": 3 * ROUNDS}, outcomes
+
+
+def test_one_uma_address_goes_to_one_customer(clients: list[SandboxClient]) -> None:
+    outcomes: Counter[str] = Counter()
+    doubled = 0
+    for _ in range(ROUNDS):
+        paths = [f"/customers/{clients[0].create_customer()['id']}" for _ in clients]
+        body = {"customerType": "INDIVIDUAL", "umaAddress": f"$r{uuid.uuid4().hex[:8]}@uma.test"}
+        answers = race(
+            [
+                partial(c.request, "PATCH", path, json=body)
+                for c, path in zip(clients, paths, strict=True)
+            ]
+        )
+        outcomes.update(_outcome(answer, 200) for answer in answers)
+        holders = [p for p in paths if clients[1].get(p).json()["umaAddress"] == body["umaAddress"]]
+        doubled += len(holders) > 1
+    assert doubled == 0, f"{doubled} of {ROUNDS} addresses went to two customers ({outcomes})"
+    assert outcomes == {"200": ROUNDS, "409 UMA_ADDRESS_EXISTS": ROUNDS}, outcomes
 
 
 def test_updates_at_once_keep_each_change(clients: list[SandboxClient]) -> None:

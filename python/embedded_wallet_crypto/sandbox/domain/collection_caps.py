@@ -6,7 +6,7 @@ operations) with that parent's
 row locked, in the transaction that inserts the new row, so that of concurrent inserts (in any
 process, on any backend) exactly the ones under the cap are stored; the next is refused 409
 ``COLLECTION_LIMIT_REACHED``. The platform's own collections lock the platform's configuration
-row (one per database), which also serializes the customers' contact changes.
+row (one per database), which also serializes the customers' contact and UMA address changes.
 """
 
 from __future__ import annotations
