@@ -2,10 +2,17 @@
 oldest (Turnkey's rule for a user's expiring API keys), decided under the account's lock, so
 that concurrent logins through two ``ewc serve`` processes (SQLite and PostgreSQL) never leave
 more. Without the cap, every login of a hostile client would grow the list that each signed
-request of the account reads."""
+request of the account reads.
+
+A session is refreshed once: two refreshes of one session (each its own stamped retry) sent at
+once, one to each process, leave one new session (201); the other is refused 401
+``UNAUTHORIZED``, its session having ended (decided under the account's lock).
+``EWC_RACE_ROUNDS`` sets that race's rounds (10 by default)."""
 
 from __future__ import annotations
 
+import os
+from functools import partial
 from typing import Any
 
 import embedded_wallet_crypto as ewc
@@ -15,6 +22,8 @@ from ._client import SandboxClient
 from ._flows import Wallet
 from ._pair import pair_fixtures, race
 from ._server import SandboxServer
+
+ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
 
 pair = pair_fixtures("session-cap", "sessioncap")
 
@@ -93,3 +102,34 @@ def test_concurrent_logins_through_two_processes_leave_the_cap(
         if len(active) != MAX_ACTIVE_SESSIONS:
             over.append(len(active))
     assert not over, f"active sessions after the race: {over}"
+
+
+def test_a_session_is_refreshed_once(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    wrong: list[object] = []
+    for _ in range(ROUNDS):
+        wallet = Wallet(clients[0], pair[0])
+        (session,), (key,) = _logins(clients, wallet, 1)
+        path = f"/auth/sessions/{session}/refresh"
+        retries = []
+        for client in clients:
+            body = {"clientPublicKey": ewc.KeyPair.generate().public_key_hex()}
+            first = client.post(path, body)
+            assert first.status_code == 202, first.text
+            challenge = first.json()
+            retries.append((body, challenge, ewc.create_stamp(challenge["payloadToSign"], key)))
+        answers = race(
+            [
+                partial(c.retry, "POST", path, *retry)
+                for c, retry in zip(clients, retries, strict=True)
+            ]
+        )
+        outcomes = sorted(
+            "201" if a.status_code == 201 else f"{a.status_code} {a.json().get('code')}"
+            for a in answers
+        )
+        active = _active(clients[1], wallet.account_id)
+        if outcomes != ["201", "401 UNAUTHORIZED"] or len(active) != 1:
+            wrong.append((outcomes, len(active)))
+    assert not wrong, f"{len(wrong)} of {ROUNDS} rounds (answers, active sessions): {wrong[:3]}"
