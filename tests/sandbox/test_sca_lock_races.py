@@ -12,19 +12,32 @@
   sees the other's (PostgreSQL). What serializes the two confirmations is the beneficiary's
   lock, and also the SCA profile's lock and the passkey's sign count written by each proof.
 
-``EWC_SCA_LOCK_RACE_ROUNDS`` sets the rounds of each race (10 by default).
+- a customer starts at most five 2FA resets a day, counted under the SCA profile's lock: with
+  four started, four more at once leave one 201, the others 429 ``RATE_LIMITED``;
+- an address is VERIFIED only by a code sent to it: the confirmation of a code sent to the
+  email racing a change of the email, each through one process, leaves the new address
+  unverified (the confirmation 200 before the change, 409 ``CONTACT_CHANGED`` when the change
+  commits while it is decided, 400 ``OTP_NOT_ISSUED`` when it starts after; a code asked for the
+  new address afterwards is sent, 204, never 409 ``ALREADY_VERIFIED``), decided under the
+  customer's lock. (Not with the sandbox's published code: it verifies any address, so a
+  confirmation that starts after the change rightly verifies the new one.)
+
+``EWC_SCA_LOCK_RACE_ROUNDS`` sets the rounds of each race (10 by default; twice as many for the
+contact's, whose rounds are short).
 """
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from functools import partial
 
-from ._client import SandboxClient
+from ._client import SandboxClient, read_otp
 from ._identity import ORIGIN, RP_ID
 from ._pair import pair_fixtures, race
 from ._payments import usd_external
+from ._server import SandboxServer
 from .test_customer_races import _outcome
 from .test_sca import IP, enroll_totp, eu_customer
 from .test_sca_flows import _b64, enroll_passkey
@@ -93,3 +106,48 @@ def test_two_trust_confirmations_at_once_trust_once(clients: list[SandboxClient]
         assert all(a.json() == {"trusted": True} for a in answers if a.status_code == 200)
     assert set(outcomes) <= {"200", "400 CHALLENGE_NOT_FOUND"}, (outcomes, both_outstanding)
     assert outcomes["200"] >= ROUNDS, (outcomes, both_outstanding)
+
+
+def test_resets_at_once_stop_at_the_daily_limit(clients: list[SandboxClient]) -> None:
+    outcomes: Counter[str] = Counter()
+    for _ in range(ROUNDS):
+        customer_id = eu_customer(clients[0])
+        enroll_totp(clients[0], customer_id)
+        start = ("/sca/factors/reset", {"factor": "TOTP"})
+        params = {"customerId": customer_id}
+        for n in range(4):
+            started = clients[n % 2].post(*start, params=params)
+            assert started.status_code == 201, started.text
+        answers = race([partial(clients[n % 2].post, *start, params=params) for n in range(4)])
+        outcomes[str(sorted(_outcome(answer, 201) for answer in answers))] += 1
+    assert outcomes == {str(["201", *["429 RATE_LIMITED"] * 3]): ROUNDS}, outcomes
+
+
+def test_a_confirmation_racing_a_contact_change_verifies_the_old_contact_only(
+    pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
+) -> None:
+    outcomes: Counter[str] = Counter()
+    wrong: list[object] = []
+    for round_ in range(2 * ROUNDS):
+        tag = uuid.uuid4().hex[:10]
+        customer_id = eu_customer(clients[0], email=f"old-{tag}@example.com")
+        path = f"/customers/{customer_id}"
+        sent = clients[0].post(f"{path}/verify-email")
+        assert sent.status_code == 204, sent.text
+        code, _ = read_otp(pair[0].mail_dir, f"old-{tag}@example.com")
+        change = {"customerType": "INDIVIDUAL", "email": f"new-{tag}@example.com"}
+        confirm, changed = race(
+            [
+                partial(clients[round_ % 2].post, f"{path}/verify-email/confirm", {"code": code}),
+                partial(clients[1 - round_ % 2].request, "PATCH", path, json=change),
+            ]
+        )
+        assert changed.status_code == 200, changed.text
+        outcomes[_outcome(confirm, 200)] += 1
+        again = clients[1].post(f"{path}/verify-email")
+        if _outcome(again, 204) != "204":
+            wrong.append((_outcome(confirm, 200), _outcome(again, 204)))
+    assert set(outcomes) <= {"200", "409 CONTACT_CHANGED", "400 OTP_NOT_ISSUED"}, outcomes
+    assert not wrong, (
+        f"{len(wrong)} of {2 * ROUNDS} new addresses left VERIFIED: {wrong[:3]} {outcomes}"
+    )
