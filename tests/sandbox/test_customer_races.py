@@ -5,6 +5,10 @@ serve`` processes on one database, each request of a race sent to either:
   ``RESET_ALREADY_COMPLETED``;
 - a customer's beneficial owners stop at the cap: with one place left, inserts at once store
   exactly one (the others 409 ``COLLECTION_LIMIT_REACHED``);
+- a business's owners never hold more than 100%, also when an owner's share is raised while
+  another owner is added: a 40% owner raised to 60% and a new 50% owner, at once, one through
+  each process: one is made, the other refused 400 ``INVALID_INPUT`` (both decided under the
+  business's lock);
 - two customers taking one email address at once (each by the signed retry its EMAIL_OTP
   credential needs): one does, the other is 409 ``EMAIL_OTP_EMAIL_ALREADY_EXISTS``.
 - two customers updated to one new UMA address at once, one through each process: one gets it
@@ -14,7 +18,7 @@ serve`` processes on one database, each request of a race sent to either:
   nationality, address), two through each process: all are made (200) and the customer keeps
   each (each rewrites the stored details under the customer's lock, so none loses another's).
 
-``EWC_RACE_ROUNDS`` sets the rounds (10 by default).
+``EWC_RACE_ROUNDS`` sets the rounds (10 by default; three times as many for the shares' race).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from ._client import SandboxClient
 from ._flows import Wallet
 from ._pair import pair_fixtures, race
 from ._server import SandboxServer
-from .test_kyc import PERSON
+from .test_kyc import PERSON, _owner
 from .test_sca import enroll_totp, eu_customer
 
 ROUNDS = int(os.environ.get("EWC_RACE_ROUNDS", "10"))
@@ -101,6 +105,34 @@ def test_one_uma_address_goes_to_one_customer(clients: list[SandboxClient]) -> N
         doubled += len(holders) > 1
     assert doubled == 0, f"{doubled} of {ROUNDS} addresses went to two customers ({outcomes})"
     assert outcomes == {"200": ROUNDS, "409 UMA_ADDRESS_EXISTS": ROUNDS}, outcomes
+
+
+def test_a_raised_share_and_a_new_owner_stay_within_100(clients: list[SandboxClient]) -> None:
+    outcomes: Counter[str] = Counter()
+    over = []
+    for round_ in range(3 * ROUNDS):  # short rounds, a narrow window on SQLite
+        business = clients[0].create_customer(customerType="BUSINESS")["id"]
+        first = _owner(clients[0], business, 40)
+        assert first.status_code == 201, first.text
+        raise_to_60 = {"ownershipPercentage": 60}
+        raised, added = race(
+            [
+                partial(
+                    clients[round_ % 2].request,
+                    "PATCH",
+                    f"/beneficial-owners/{first.json()['id']}",
+                    json=raise_to_60,
+                ),
+                partial(_owner, clients[1 - round_ % 2], business, 50),
+            ]
+        )
+        outcomes[f"{_outcome(raised, 200)} / {_outcome(added, 201)}"] += 1
+        listed = clients[1].get("/beneficial-owners", params={"customerId": business}).json()
+        total = sum(owner["ownershipPercentage"] for owner in listed["data"])
+        if total > 100:
+            over.append(total)
+    assert not over, f"{len(over)} of {3 * ROUNDS} businesses over 100%: {over} {dict(outcomes)}"
+    assert set(outcomes) <= {"200 / 400 INVALID_INPUT", "400 INVALID_INPUT / 201"}, outcomes
 
 
 def test_updates_at_once_keep_each_change(clients: list[SandboxClient]) -> None:
