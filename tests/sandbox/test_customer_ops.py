@@ -112,6 +112,7 @@ def test_get_update_and_delete(client: SandboxClient) -> None:
     other = client.create_customer(currencies=["USD"])
     taken = {"customerType": "INDIVIDUAL", "umaAddress": other["umaAddress"]}
     _error(client.request("PATCH", path, json=taken), 409, "UMA_ADDRESS_EXISTS")
+    _error(client.post("/customers", {**taken, "currencies": ["USD"]}), 409, "UMA_ADDRESS_EXISTS")
     _error(client.request("PATCH", path, json={"fullName": "x"}), 400, "INVALID_INPUT")
     # Deletion: once; then 410 for a deletion, 404 for an update; the customer stays readable.
     first = client.request("DELETE", path)

@@ -14,6 +14,8 @@ serve`` processes on one database, each request of a race sent to either:
 - two customers updated to one new UMA address at once, one through each process: one gets it
   (200), the other is refused 409 ``UMA_ADDRESS_EXISTS`` (decided under the platform's lock:
   each update locks only its own customer's row);
+- two creations with one new UMA address at once, one through each process: one customer is
+  made (201), the other request is refused 409 ``UMA_ADDRESS_EXISTS``, and one customer has it;
 - four updates of one customer at once, each of another detail (its full name, birth date,
   nationality, address), two through each process: all are made (200) and the customer keeps
   each (each rewrites the stored details under the customer's lock, so none loses another's).
@@ -105,6 +107,20 @@ def test_one_uma_address_goes_to_one_customer(clients: list[SandboxClient]) -> N
         doubled += len(holders) > 1
     assert doubled == 0, f"{doubled} of {ROUNDS} addresses went to two customers ({outcomes})"
     assert outcomes == {"200": ROUNDS, "409 UMA_ADDRESS_EXISTS": ROUNDS}, outcomes
+
+
+def test_one_uma_address_is_created_once(clients: list[SandboxClient]) -> None:
+    outcomes: Counter[str] = Counter()
+    holders: Counter[int] = Counter()
+    for _ in range(ROUNDS):
+        address = f"$c{uuid.uuid4().hex[:8]}@uma.test"
+        body = {"customerType": "INDIVIDUAL", "currencies": ["USD"], "umaAddress": address}
+        answers = race([partial(c.post, "/customers", body) for c in clients])
+        outcomes.update(_outcome(answer, 201) for answer in answers)
+        listed = clients[1].get("/customers", params={"umaAddress": address})
+        holders[listed.json()["totalCount"]] += 1
+    assert holders == {1: ROUNDS}, (holders, outcomes)
+    assert outcomes == {"201": ROUNDS, "409 UMA_ADDRESS_EXISTS": ROUNDS}, outcomes
 
 
 def test_a_raised_share_and_a_new_owner_stay_within_100(clients: list[SandboxClient]) -> None:

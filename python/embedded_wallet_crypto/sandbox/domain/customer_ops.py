@@ -29,10 +29,9 @@ from ..db.tables_wallet import Customer, InternalAccount
 from ..ids import new_id
 from ..models.customer_ops import CustomerUpdate, KycLinkCreate
 from ..services import Services
-from .collection_caps import lock_platform
 from .currencies import is_currency_code
 from .customer_contact import apply_contact, contact_step
-from .customers import CRYPTO_CURRENCIES, customer_body
+from .customers import CRYPTO_CURRENCIES, customer_body, ensure_uma_address_free
 from .errors import Refusal, invalid, not_found
 from .transaction_queries import created_between
 from .wallet import RetryHeaders
@@ -166,16 +165,7 @@ def update_customer(
         raise invalid(f"customerType must be the customer's own ({row.customer_type}).")
     apply_contact(db, services, row, body, step)
     if body.umaAddress is not None and body.umaAddress != row.uma_address:
-        # Another customer's update to this address takes another row's lock: the platform's
-        # lock decides between them (the second sees what the first committed).
-        lock_platform(db)
-        taken = db.scalar(
-            select(Customer.id)
-            .where(Customer.uma_address == body.umaAddress, Customer.id != row.id)
-            .limit(1)
-        )
-        if taken is not None:
-            raise Refusal(409, "UMA_ADDRESS_EXISTS", "Another customer has this UMA address.")
+        ensure_uma_address_free(db, body.umaAddress, holder=row.id)
         row.uma_address = body.umaAddress
     now = services.clock.now()
     if body.currencies is not None:

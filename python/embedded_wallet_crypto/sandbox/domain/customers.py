@@ -22,6 +22,7 @@ from ..ids import new_id, random_hex
 from ..ids import new_mnemonic as seeded_mnemonic
 from ..models.customers import AccountType, CustomerCreate
 from ..services import Services
+from .collection_caps import lock_platform
 from .currencies import currency, is_currency_code
 from .errors import Refusal, invalid
 from .funding import funding_instructions
@@ -31,6 +32,7 @@ __all__ = [
     "add_customer",
     "create_customer",
     "customer_body",
+    "ensure_uma_address_free",
     "list_internal_accounts",
     "new_mnemonic",
 ]
@@ -96,7 +98,8 @@ def create_customer(db: Session, services: Services, body: CustomerCreate) -> di
 
     Raises:
         Refusal: 400 INVALID_INPUT (a currency), 409 CONFLICT (a customer has this
-            ``platformCustomerId`` already, deleted customers included).
+            ``platformCustomerId`` already, deleted customers included), 409
+            UMA_ADDRESS_EXISTS (a customer has this ``umaAddress``, deleted ones included).
     """
     return add_customer(db, services.clock.now(), body)
 
@@ -129,6 +132,8 @@ def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, 
     )
     if db.scalar(select(Customer.id).where(Customer.platform_customer_id == platform_id)):
         raise _taken()
+    if body.umaAddress is not None:  # a made-up address is the new id's own
+        ensure_uma_address_free(db, body.umaAddress)
     db.add(customer)
     try:  # two creations at once: the unique index decides (the second waits, then fails)
         db.flush()
@@ -145,6 +150,19 @@ def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, 
     wallet.wallet_secret = new_mnemonic()
     db.add(wallet)
     return customer_body(customer)
+
+
+def ensure_uma_address_free(db: Session, address: str, *, holder: str | None = None) -> None:
+    """409 ``UMA_ADDRESS_EXISTS`` when a customer other than ``holder`` has ``address``
+    (deleted customers keep theirs). Decided under the platform's lock, in the caller's
+    transaction: two requests for one address (creations, or updates of two customers, whose
+    own row locks do not meet) are serialized there, and the second sees the first's."""
+    lock_platform(db)
+    taken = select(Customer.id).where(Customer.uma_address == address)
+    if holder is not None:
+        taken = taken.where(Customer.id != holder)
+    if db.scalar(taken.limit(1)) is not None:
+        raise Refusal(409, "UMA_ADDRESS_EXISTS", "Another customer has this UMA address.")
 
 
 def _taken() -> Refusal:
