@@ -15,7 +15,7 @@ import pytest
 from ._server import SandboxServer
 from .conftest import clients_of, database_url
 
-__all__ = ["clients_of", "pair_fixtures", "race", "running_pair"]
+__all__ = ["clients_of", "outcome", "pair_fixtures", "race", "running_pair"]
 
 
 @contextmanager
@@ -47,6 +47,14 @@ def race(calls: list[Callable[[], httpx.Response]]) -> list[httpx.Response]:
         thread.join()
     assert all(result is not None for result in results)
     return [result for result in results if result is not None]
+
+
+def outcome(answer: httpx.Response, ok: int) -> str:
+    """A raced request's answer as a race test counts it: ``"200"`` for the status ``ok``,
+    else the status and the error's code (``"409 QUOTE_ALREADY_EXECUTED"``)."""
+    if answer.status_code == ok:
+        return str(ok)
+    return f"{answer.status_code} {answer.json().get('code', '')}"
 
 
 def pair_fixtures(name: str, database: str) -> Any:

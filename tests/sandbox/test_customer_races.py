@@ -32,11 +32,10 @@ from functools import partial
 from typing import Any
 
 import embedded_wallet_crypto as ewc
-import httpx
 
 from ._client import SandboxClient
 from ._flows import Wallet
-from ._pair import pair_fixtures, race
+from ._pair import outcome, pair_fixtures, race
 from ._server import SandboxServer
 from .test_kyc import PERSON, _owner
 from .test_sca import enroll_totp, eu_customer
@@ -46,12 +45,6 @@ CAP = 25  # beneficial owners per customer
 
 
 pair = pair_fixtures("customer-races", "cust")
-
-
-def _outcome(answer: httpx.Response, ok: int) -> str:
-    if answer.status_code == ok:
-        return str(ok)
-    return f"{answer.status_code} {answer.json().get('code', '')}"
 
 
 def test_a_reset_completes_once(clients: list[SandboxClient]) -> None:
@@ -64,7 +57,7 @@ def test_a_reset_completes_once(clients: list[SandboxClient]) -> None:
         assert started.status_code == 201, started.text
         path = f"/sca/factors/reset/{started.json()['resetId']}/complete"
         answers = race([partial(clients[i % 2].post, path, params=params) for i in range(4)])
-        outcomes.update(_outcome(answer, 204) for answer in answers)
+        outcomes.update(outcome(answer, 204) for answer in answers)
     assert outcomes == {"204": ROUNDS, "409 RESET_ALREADY_COMPLETED": 3 * ROUNDS}, outcomes
 
 
@@ -83,7 +76,7 @@ def test_beneficial_owners_stop_at_the_cap(clients: list[SandboxClient]) -> None
             made = clients[0].post("/beneficial-owners", body)
             assert made.status_code == 201, made.text
         answers = race([partial(clients[i % 2].post, "/beneficial-owners", body) for i in range(4)])
-        outcomes.update(_outcome(answer, 201) for answer in answers)
+        outcomes.update(outcome(answer, 201) for answer in answers)
         listed = clients[0].get("/beneficial-owners", params={"customerId": business, "limit": 100})
         totals[listed.json()["totalCount"]] += 1
     assert totals == {CAP: ROUNDS}, (totals, outcomes)
@@ -102,7 +95,7 @@ def test_one_uma_address_goes_to_one_customer(clients: list[SandboxClient]) -> N
                 for c, path in zip(clients, paths, strict=True)
             ]
         )
-        outcomes.update(_outcome(answer, 200) for answer in answers)
+        outcomes.update(outcome(answer, 200) for answer in answers)
         holders = [p for p in paths if clients[1].get(p).json()["umaAddress"] == body["umaAddress"]]
         doubled += len(holders) > 1
     assert doubled == 0, f"{doubled} of {ROUNDS} addresses went to two customers ({outcomes})"
@@ -116,7 +109,7 @@ def test_one_uma_address_is_created_once(clients: list[SandboxClient]) -> None:
         address = f"$c{uuid.uuid4().hex[:8]}@uma.test"
         body = {"customerType": "INDIVIDUAL", "currencies": ["USD"], "umaAddress": address}
         answers = race([partial(c.post, "/customers", body) for c in clients])
-        outcomes.update(_outcome(answer, 201) for answer in answers)
+        outcomes.update(outcome(answer, 201) for answer in answers)
         listed = clients[1].get("/customers", params={"umaAddress": address})
         holders[listed.json()["totalCount"]] += 1
     assert holders == {1: ROUNDS}, (holders, outcomes)
@@ -142,7 +135,7 @@ def test_a_raised_share_and_a_new_owner_stay_within_100(clients: list[SandboxCli
                 partial(_owner, clients[1 - round_ % 2], business, 50),
             ]
         )
-        outcomes[f"{_outcome(raised, 200)} / {_outcome(added, 201)}"] += 1
+        outcomes[f"{outcome(raised, 200)} / {outcome(added, 201)}"] += 1
         listed = clients[1].get("/beneficial-owners", params={"customerId": business}).json()
         total = sum(owner["ownershipPercentage"] for owner in listed["data"])
         if total > 100:
@@ -174,7 +167,7 @@ def test_updates_at_once_keep_each_change(clients: list[SandboxClient]) -> None:
         )
         stored = clients[1].get(path).json()
         lost = sorted(name for name, value in changes.items() if stored.get(name) != value)
-        statuses = [_outcome(answer, 200) for answer in answers]
+        statuses = [outcome(answer, 200) for answer in answers]
         if statuses != ["200"] * len(changes) or lost:
             wrong.append((statuses, lost))
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds (answers, changes lost): {wrong[:3]}"
@@ -223,7 +216,7 @@ def test_one_email_goes_to_one_customer(
                 for w, r in zip(wallets, retries, strict=True)
             ]
         )
-        outcomes.update(_outcome(answer, 200) for answer in answers)
+        outcomes.update(outcome(answer, 200) for answer in answers)
         holders = [
             w.customer_id
             for w in wallets
@@ -246,4 +239,4 @@ def test_an_email_is_taken_whatever_its_case(
     assert taken.status_code == 200, taken.text
     again = {"customerType": "INDIVIDUAL", "email": shared.lower()}
     refused = clients[1].request("PATCH", f"/customers/{wallets[1].customer_id}", json=again)
-    assert _outcome(refused, 202) == "409 EMAIL_OTP_EMAIL_ALREADY_EXISTS", refused.text
+    assert outcome(refused, 202) == "409 EMAIL_OTP_EMAIL_ALREADY_EXISTS", refused.text
