@@ -83,8 +83,10 @@ def test_sandbox_signed_retry_load(
             sandbox_load.export_once, args=(api, wallets[0]), rounds=50, warmup_rounds=5
         )
         if benchmark.disabled:  # the smoke test: the load loop and the CPU count work
-            result = sandbox_load.load(service.bases, service.pids, wallets, operations=5)
-            assert result.operations == 5 and len(result.latencies) == 5
+            # /proc counts CPU in clock ticks (10 ms): 5 exports (about 6 ms) could read 0,
+            # so enough of them to span several ticks.
+            result = sandbox_load.load(service.bases, service.pids, wallets, operations=60)
+            assert result.operations == 60 and len(result.latencies) == 60
             assert result.server_cpu > 0
             return
     codes = [this]
