@@ -34,9 +34,8 @@ from embedded_wallet_crypto.sandbox.domain.collection_caps import (
 )
 
 from ._client import SandboxClient
-from ._pair import pair_fixtures, race
+from ._pair import outcome, pair_fixtures, race
 from .test_cards import _holder
-from .test_customer_races import _outcome
 from .test_kyc import _owner, _upload
 from .test_stablecoin_races import _keyed
 
@@ -61,7 +60,7 @@ def _last_place_races(
             made = insert(clients[n % 2])
             assert made.status_code == 201, made.text
         answers = race([partial(insert, clients[n % 2]) for n in range(RACERS)])
-        outcomes = Counter(_outcome(answer, 201) for answer in answers)
+        outcomes = Counter(outcome(answer, 201) for answer in answers)
         seen.update(outcomes)
         after = held()
         if outcomes != {"201": 1, "409 COLLECTION_LIMIT_REACHED": RACERS - 1} or after != cap:

@@ -13,8 +13,7 @@ from collections import Counter
 from functools import partial
 
 from ._client import SandboxClient
-from ._pair import pair_fixtures, race
-from .test_customer_races import _outcome
+from ._pair import outcome, pair_fixtures, race
 
 ROUNDS = int(os.environ.get("EWC_INVITATION_RACE_ROUNDS", "20"))
 INVITER = "$race.inviter@sandbox.test"
@@ -39,7 +38,7 @@ def test_a_claim_and_a_cancellation_at_once_decide_once(clients: list[SandboxCli
                 partial(canceller.post, f"{path}/cancel"),
             ]
         )
-        outcomes = (_outcome(claim, 200), _outcome(cancel, 200))
+        outcomes = (outcome(claim, 200), outcome(cancel, 200))
         stored = clients[1].get(path).json()
         if outcomes == ("200", "400 INVITATION_NOT_PENDING"):
             decided["claimed"] += 1

@@ -35,10 +35,9 @@ from functools import partial
 
 from ._client import SandboxClient, read_otp
 from ._identity import ORIGIN, RP_ID
-from ._pair import pair_fixtures, race
+from ._pair import outcome, pair_fixtures, race
 from ._payments import usd_external
 from ._server import SandboxServer
-from .test_customer_races import _outcome
 from .test_sca import IP, enroll_totp, eu_customer
 from .test_sca_flows import _b64, enroll_passkey
 
@@ -66,7 +65,7 @@ def test_failed_proofs_at_once_all_count(clients: list[SandboxClient]) -> None:
                 for n in range(WRONG)
             ]
         )
-        outcomes.update(_outcome(answer, 200) for answer in answers)
+        outcomes.update(outcome(answer, 200) for answer in answers)
         event = clients[1].post(
             "/sca/record-event", {"eventType": "FAILED_LOGIN_ATTEMPT"}, params=params
         )
@@ -100,7 +99,7 @@ def test_two_trust_confirmations_at_once_trust_once(clients: list[SandboxClient]
         answers = race(
             [partial(c.post, f"{path}/confirm", p) for c, p in zip(clients, proofs, strict=True)]
         )
-        round_outcomes = Counter(_outcome(answer, 200) for answer in answers)
+        round_outcomes = Counter(outcome(answer, 200) for answer in answers)
         outcomes.update(round_outcomes)
         both_outstanding += round_outcomes["200"] == 2
         assert all(a.json() == {"trusted": True} for a in answers if a.status_code == 200)
@@ -119,7 +118,7 @@ def test_resets_at_once_stop_at_the_daily_limit(clients: list[SandboxClient]) ->
             started = clients[n % 2].post(*start, params=params)
             assert started.status_code == 201, started.text
         answers = race([partial(clients[n % 2].post, *start, params=params) for n in range(4)])
-        outcomes[str(sorted(_outcome(answer, 201) for answer in answers))] += 1
+        outcomes[str(sorted(outcome(answer, 201) for answer in answers))] += 1
     assert outcomes == {str(["201", *["429 RATE_LIMITED"] * 3]): ROUNDS}, outcomes
 
 
@@ -143,10 +142,10 @@ def test_a_confirmation_racing_a_contact_change_verifies_the_old_contact_only(
             ]
         )
         assert changed.status_code == 200, changed.text
-        outcomes[_outcome(confirm, 200)] += 1
+        outcomes[outcome(confirm, 200)] += 1
         again = clients[1].post(f"{path}/verify-email")
-        if _outcome(again, 204) != "204":
-            wrong.append((_outcome(confirm, 200), _outcome(again, 204)))
+        if outcome(again, 204) != "204":
+            wrong.append((outcome(confirm, 200), outcome(again, 204)))
     assert set(outcomes) <= {"200", "409 CONTACT_CHANGED", "400 OTP_NOT_ISSUED"}, outcomes
     assert not wrong, (
         f"{len(wrong)} of {2 * ROUNDS} new addresses left VERIFIED: {wrong[:3]} {outcomes}"
