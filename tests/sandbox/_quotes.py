@@ -4,16 +4,13 @@ funded), and a quote's request body."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from ._client import SandboxClient
-from ._identity import oidc_arguments
 from ._payments import accounts, fund
-from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import server_fixture
 
 __all__ = ["customer", "quote_body", "server"]
 
@@ -22,22 +19,7 @@ __all__ = ["customer", "quote_body", "server"]
 TIME_SCALE = 0.03
 
 
-@pytest.fixture(scope="module")
-def server(
-    backend: str,
-    jwks_url: str,
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"quotes-{backend}"),
-        database=database_url(request, backend, "sandbox"),
-        extra=oidc_arguments(jwks_url),
-        time_scale=TIME_SCALE,
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
+server = server_fixture("quotes", time_scale=TIME_SCALE, oidc=True)
 
 
 @pytest.fixture

@@ -139,6 +139,37 @@ def database_url(request: pytest.FixtureRequest, backend: str, label: str) -> st
     return postgres_database(request, f"{module[:30]}_{label}_{uuid.uuid4().hex[:8]}".lower())
 
 
+def server_fixture(
+    name: str,
+    database: str = "sandbox",
+    *,
+    environment: str = "sandbox",
+    time_scale: float = 1.0,
+    oidc: bool = False,
+) -> Any:
+    """A module's own ``ewc serve``, one per backend (module-scoped): ``name`` names its
+    directory, ``database`` its PostgreSQL database; ``time_scale`` as :class:`SandboxServer`
+    takes it; ``oidc`` adds the test identity provider. A module binds it with
+    ``server = server_fixture(...)``, as ``pair = pair_fixtures(...)``."""
+
+    @pytest.fixture(scope="module")
+    def server(
+        backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    ) -> Iterator[SandboxServer]:
+        running = SandboxServer(
+            tmp_path_factory.mktemp(f"{name}-{backend}"),
+            database=database_url(request, backend, database),
+            environment=environment,
+            extra=oidc_arguments(request.getfixturevalue("jwks_url")) if oidc else (),
+            time_scale=time_scale,
+        )
+        running.start()
+        yield running
+        assert running.stop() == 0
+
+    return server
+
+
 @pytest.fixture(scope="module")
 def flow_server(
     backend: str,

@@ -16,27 +16,11 @@ import pytest
 
 from ._client import SandboxClient
 from ._flows import Wallet
-from ._identity import oidc_arguments
 from ._payments import accounts, fund, usd_external, wait_for, webhook_receiver
 from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import server_fixture
 
-
-@pytest.fixture(scope="module")
-def control_server(
-    backend: str,
-    jwks_url: str,
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"control-{backend}"),
-        database=database_url(request, backend, "sandbox"),
-        extra=oidc_arguments(jwks_url),
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
+control_server = server_fixture("control", oidc=True)
 
 
 @pytest.fixture

@@ -5,29 +5,14 @@ fails after a delay, and one default UMA deposit account."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from ._client import SandboxClient
 from ._payments import accounts, balance, fund, settled, usd_external
 from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import server_fixture
 
-
-@pytest.fixture(scope="module")
-def server(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"payments-{backend}"),
-        database=database_url(request, backend, "sandbox"),
-        time_scale=0.05,
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
+server = server_fixture("payments", time_scale=0.05)
 
 
 def test_the_main_flow(server: SandboxServer, client: SandboxClient) -> None:

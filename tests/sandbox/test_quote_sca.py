@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from ._client import SandboxClient
 from ._identity import ORIGIN, RP_ID, oidc_arguments
 from ._payments import accounts, balance, fund, usd_external
 from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import server_fixture
 from .test_sca import eu_customer
 from .test_sca_flows import enroll_passkey
 
@@ -32,21 +31,7 @@ CODE = {"code": "123456"}
 GRID = Path(__file__).resolve().parents[3] / "shared" / "spec" / "grid-openapi.yaml"
 
 
-@pytest.fixture(scope="module")
-def server(
-    backend: str,
-    jwks_url: str,
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"quote-sca-{backend}"),
-        database=database_url(request, backend, "quotesca"),
-        extra=oidc_arguments(jwks_url),
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
+server = server_fixture("quote-sca", "quotesca", oidc=True)
 
 
 def _b64(text: str) -> bytes:

@@ -3,29 +3,11 @@ nothing (every transfer succeeds)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from ._client import SandboxClient
 from ._payments import accounts, settled, usd_external
-from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import server_fixture
 
-
-@pytest.fixture(scope="module")
-def server(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"production-{backend}"),
-        database=database_url(request, backend, "production"),
-        environment="production",
-        time_scale=0.05,
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
+server = server_fixture("production", "production", environment="production", time_scale=0.05)
 
 
 def test_sandbox_endpoints_are_forbidden(client: SandboxClient) -> None:

@@ -4,7 +4,6 @@ account-info variants, beneficiary verification by suffix and the default UMA de
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,23 +11,12 @@ import pytest
 from ._client import SandboxClient
 from ._payments import accounts, balance, fund, settled, usd_external
 from ._server import SandboxServer
-from .conftest import database_url
+from .conftest import server_fixture
 
 TIME_SCALE = 0.05  # suffix 005: 30 simulated seconds are 1.5 s
 
 
-@pytest.fixture(scope="module")
-def server(
-    backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SandboxServer]:
-    running = SandboxServer(
-        tmp_path_factory.mktemp(f"transfers-{backend}"),
-        database=database_url(request, backend, "sandbox"),
-        time_scale=TIME_SCALE,
-    )
-    running.start()
-    yield running
-    assert running.stop() == 0
+server = server_fixture("transfers", time_scale=TIME_SCALE)
 
 
 @pytest.fixture
