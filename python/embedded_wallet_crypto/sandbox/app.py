@@ -181,7 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with running_worker(database, services.clock, request_log):
+        async with running_worker(database, services.clock, services.sealing_key, request_log):
             yield
         services.close()
         database.dispose()

@@ -22,6 +22,7 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from ..keys import KeyPair
 from .clock import Clock
 from .control import advance_offset, refresh
 from .db.engine import Database
@@ -206,11 +207,15 @@ def advance_clock(database: Database, clock: Clock, seconds: float) -> None:
 
 
 class _Ticker:
-    """One process's worker state: when it last forgot expired idempotency keys."""
+    """One process's worker state: when it last forgot expired idempotency keys; the sealing
+    key of the wallets the bulk import makes."""
 
-    def __init__(self, database: Database, clock: Clock, log: RequestLog | None) -> None:
+    def __init__(
+        self, database: Database, clock: Clock, sealing_key: KeyPair, log: RequestLog | None
+    ) -> None:
         self.database = database
         self.clock = clock
+        self.sealing_key = sealing_key
         self.log = log
         self.purged_at = 0.0
         #: Set when the service stops: the delivery round in progress starts no other attempt.
@@ -222,7 +227,7 @@ class _Ticker:
             self.log.flush()
         with _STEPS:
             advance_due(self.database)
-            import_due(self.database)
+            import_due(self.database, self.sealing_key)
         if time.monotonic() - self.purged_at >= PURGE_SECONDS:
             self.purged_at = time.monotonic()
             purge_expired(self.database)
@@ -234,12 +239,12 @@ class _Ticker:
 
 @asynccontextmanager
 async def running_worker(
-    database: Database, clock: Clock, log: RequestLog | None = None
+    database: Database, clock: Clock, sealing_key: KeyPair, log: RequestLog | None = None
 ) -> AsyncIterator[None]:
     """The background tasks while the service runs, every tick: due steps (the request log's
     writing and, now and then, the purge of expired keys) in one, due webhook deliveries in
     another (a slow receiver never holds up a payment's steps)."""
-    ticker = _Ticker(database, clock, log)
+    ticker = _Ticker(database, clock, sealing_key, log)
     stopping = asyncio.Event()
 
     async def run(step: Callable[[], None], name: str) -> None:

@@ -81,7 +81,9 @@ CUSTOMER_PLATFORM_ID = Index(
 
 class InternalAccount(Base):
     """An internal account. ``wallet_secret`` is the embedded wallet's mnemonic (EMBEDDED_WALLET
-    only), kept in the clear: this is a sandbox."""
+    only), sealed to the service's key with the account's id as associated data
+    (``domain.at_rest``: ``hpke1:<hex>``; a row of an earlier release holds it in the clear
+    until the next start seals it)."""
 
     __tablename__ = "sandbox_internal_accounts"
     id: Mapped[str] = mapped_column(String(100), primary_key=True)

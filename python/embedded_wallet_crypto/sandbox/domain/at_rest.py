@@ -1,21 +1,29 @@
-"""Secrets at rest: what the service must read back (a TOTP factor's secret, a delegated key's
-private key) is kept sealed to the service's own P-256 key, never in the clear.
+"""Secrets at rest: what the service must read back (a TOTP factor's secret, an embedded
+wallet's mnemonic, a delegated key's private key) is kept sealed to the service's own P-256 key,
+never in the clear.
 
-- a TOTP secret: HPKE (``ewc.hpke.seal``: DHKEM(P-256), HKDF-SHA256, AES-256-GCM) to the
-  sealing key's public key, with ``info`` :data:`INFO` and the factor's id as the associated
-  data (a sealed secret copied to another row does not open there); stored as
-  ``hpke1:<hex of enc || ciphertext>``;
+- a TOTP secret and a wallet's mnemonic: HPKE (``ewc.hpke.seal``: DHKEM(P-256), HKDF-SHA256,
+  AES-256-GCM) to the sealing key's public key, with ``info`` :data:`INFO` (a TOTP secret) or
+  :data:`MNEMONIC_INFO` (a mnemonic, as UTF-8) and the row's id (the factor's, the account's)
+  as the associated data, so that a sealed value copied to another row (or column) does not
+  open there; stored as ``hpke1:<hex of enc || ciphertext>``, 2 * (65 + n + 16) + 6
+  characters for n bytes (a 12-word mnemonic, at most 107 characters, is at most 382 sealed; a
+  24-word one, at most 215, is 598: the column is ``TEXT``, unbounded on both backends);
 - a delegated key: ``ewc.seal_session_key`` seals the ``KeyPair`` in the core (its private key
   never becomes Python bytes), ``ewc.open_session_key`` gives the ``KeyPair`` back, checked
   against the row's public key;
 - a pending TOTP enrollment keeps only the SHA-256 of its secret (the confirmation carries the
   secret; 20 random bytes are not guessable from their hash).
 
+A mnemonic is opened only where it is used: the export's second leg, after its signed retry is
+verified (``domain.export``). Rows written before mnemonics were sealed hold the mnemonic in
+the clear: :func:`open_mnemonic` reads a plain value (no ``hpke1:`` prefix) as it is.
+
 The sealing key is made once per database (``services.shared_secret``, beside the service's
 other keys: the OTP hash key, the token signer) and held by each process as a ``KeyPair``. So
-the tables that hold the secrets (and their dumps, backups and logs) reveal neither; a copy of
-the whole database, the service's key table included, does (a sandbox keeps its keys in its
-database; a deployment would hold the sealing key in a KMS)."""
+the tables that hold the secrets (and their dumps, backups and logs) reveal none of them; a
+copy of the whole database, the service's key table included, does (a sandbox keeps its keys in
+its database; a deployment would hold the sealing key in a KMS)."""
 
 from __future__ import annotations
 
@@ -31,24 +39,43 @@ from ..services import Services
 
 __all__ = [
     "INFO",
+    "MNEMONIC_INFO",
     "open_key",
+    "open_mnemonic",
     "open_totp_secret",
     "seal_key",
+    "seal_mnemonic",
     "seal_totp_secret",
     "secret_digest",
 ]
 
 #: The HPKE ``info`` of the sealed TOTP secrets.
 INFO: Final = b"ewc-sandbox secret at rest v1"
+#: The HPKE ``info`` of the sealed wallet mnemonics.
+MNEMONIC_INFO: Final = b"ewc-sandbox wallet mnemonic at rest v1"
 _PREFIX: Final = "hpke1:"
 _ENC_BYTES: Final = 65
 
 
+def _seal(sealing_key: KeyPair, plaintext: bytes, info: bytes, row_id: str) -> str:
+    recipient = sealing_key.public_key_hex(compressed=False)
+    enc, ciphertext = hpke.seal(recipient, plaintext, info=info, aad=row_id.encode())
+    return _PREFIX + (enc + ciphertext).hex()
+
+
+def _open(sealing_key: KeyPair, stored: str, info: bytes, row_id: str) -> bytes:
+    try:
+        sealed = bytes.fromhex(stored.removeprefix(_PREFIX))
+    except ValueError:
+        raise DecryptionError("the stored value is not sealed hex") from None
+    return hpke.open(
+        sealing_key, sealed[:_ENC_BYTES], sealed[_ENC_BYTES:], info=info, aad=row_id.encode()
+    )
+
+
 def seal_totp_secret(services: Services, secret: TotpSecret, factor_id: str) -> str:
     """``secret`` sealed for the factor ``factor_id``."""
-    recipient = services.sealing_key.public_key_hex(compressed=False)
-    enc, ciphertext = hpke.seal(recipient, secret.key, info=INFO, aad=factor_id.encode())
-    return _PREFIX + (enc + ciphertext).hex()
+    return _seal(services.sealing_key, secret.key, INFO, factor_id)
 
 
 def open_totp_secret(services: Services, stored: str, factor_id: str) -> TotpSecret:
@@ -56,15 +83,27 @@ def open_totp_secret(services: Services, stored: str, factor_id: str) -> TotpSec
     not sealed for this factor with this database's key."""
     if not stored.startswith(_PREFIX):
         raise DecryptionError("the stored TOTP secret is not sealed")
-    sealed = bytes.fromhex(stored[len(_PREFIX) :])
-    plain = hpke.open(
-        services.sealing_key,
-        sealed[:_ENC_BYTES],
-        sealed[_ENC_BYTES:],
-        info=INFO,
-        aad=factor_id.encode(),
-    )
-    return TotpSecret(plain)
+    return TotpSecret(_open(services.sealing_key, stored, INFO, factor_id))
+
+
+def seal_mnemonic(sealing_key: KeyPair, mnemonic: str, account_id: str) -> str:
+    """``mnemonic`` sealed for the embedded wallet ``account_id`` (``services.sealing_key``:
+    the bulk import, which runs in the worker, has the key, not the services)."""
+    return _seal(sealing_key, mnemonic.encode(), MNEMONIC_INFO, account_id)
+
+
+def open_mnemonic(sealing_key: KeyPair, stored: str, account_id: str) -> str:
+    """The mnemonic of the embedded wallet ``account_id``: ``stored`` opened, or ``stored``
+    itself when it is a plain mnemonic an earlier release wrote (see the module). Raises
+    ``DecryptionError`` for a sealed value that was not sealed for this account with this
+    database's key (its message names neither the value nor the mnemonic)."""
+    if not stored.startswith(_PREFIX):
+        return stored
+    plain = _open(sealing_key, stored, MNEMONIC_INFO, account_id)
+    try:
+        return plain.decode()
+    except UnicodeDecodeError:  # pragma: no cover - only a text was ever sealed
+        raise DecryptionError("the sealed mnemonic is not text") from None
 
 
 def seal_key(services: Services, key: KeyPair) -> str:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from ...keys import KeyPair
 from ..clock import Clock, iso
 from ..db.engine import Database
 from ..db.tables_customer_ops import BulkImportJob
@@ -194,14 +195,14 @@ def _customer_of(row: dict[str, str]) -> CustomerCreate:
         raise ValueError(f"{where}: {first.get('msg', 'is not valid')}") from None
 
 
-def _import(db: Session, job: BulkImportJob) -> None:
+def _import(db: Session, job: BulkImportJob, sealing_key: KeyPair) -> None:
     now = Clock.now()
     errors: list[dict[str, Any]] = []
     successful = 0
     for number, row in enumerate(job.rows, start=1):
         correlation = row.get("platformCustomerId") or f"row {number}"
         try:
-            add_customer(db, now, _customer_of(row))
+            add_customer(db, now, _customer_of(row), sealing_key)
             successful += 1
         except (ValueError, Refusal) as error:
             errors.append(
@@ -216,8 +217,9 @@ def _import(db: Session, job: BulkImportJob) -> None:
     emit(db, f"BULK_UPLOAD.{job.status}", job_body(db, job.id))  # with the change
 
 
-def import_due(database: Database) -> int:
-    """Import the pending jobs (a few per call); returns how many were imported."""
+def import_due(database: Database, sealing_key: KeyPair) -> int:
+    """Import the pending jobs (a few per call), the wallets' mnemonics sealed with
+    ``sealing_key`` (``at_rest``); returns how many were imported."""
     done = 0
     with database.reads() as connection:  # every tick: one statement, no transaction
         pending = list(
@@ -242,7 +244,7 @@ def import_due(database: Database) -> int:
             if job is None:
                 continue
             db.refresh(job)
-            _import(db, job)
+            _import(db, job, sealing_key)
             db.commit()
             done += 1
     return done

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ...keys import KeyPair
 from ..clock import iso
 from ..db.pages import PageRequest, page
 from ..db.tables_wallet import Customer, InternalAccount
@@ -22,6 +23,7 @@ from ..ids import new_id, random_hex
 from ..ids import new_mnemonic as seeded_mnemonic
 from ..models.customers import AccountType, CustomerCreate
 from ..services import Services
+from .at_rest import seal_mnemonic
 from .collection_caps import lock_platform
 from .currencies import currency, is_currency_code
 from .errors import Refusal, invalid
@@ -101,11 +103,14 @@ def create_customer(db: Session, services: Services, body: CustomerCreate) -> di
             ``platformCustomerId`` already, deleted customers included), 409
             UMA_ADDRESS_EXISTS (a customer has this ``umaAddress``, deleted ones included).
     """
-    return add_customer(db, services.clock.now(), body)
+    return add_customer(db, services.clock.now(), body, services.sealing_key)
 
 
-def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, Any]:
-    """:func:`create_customer` at ``now`` (also the bulk import's, which has no request)."""
+def add_customer(
+    db: Session, now: datetime, body: CustomerCreate, sealing_key: KeyPair
+) -> dict[str, Any]:
+    """:func:`create_customer` at ``now`` (also the bulk import's, which has no request); the
+    wallet's mnemonic is stored sealed with ``sealing_key`` (``at_rest``)."""
     currencies = list(dict.fromkeys(body.currencies or DEFAULT_CURRENCIES))
     for code in currencies:
         if not is_currency_code(code):
@@ -147,7 +152,7 @@ def add_customer(db: Session, now: datetime, body: CustomerCreate) -> dict[str, 
         )
         db.add(_account(customer_id, kind.value, code, now))
     wallet = _account(customer_id, AccountType.EMBEDDED_WALLET.value, WALLET_CURRENCY, now)
-    wallet.wallet_secret = new_mnemonic()
+    wallet.wallet_secret = seal_mnemonic(sealing_key, new_mnemonic(), wallet.id)
     db.add(wallet)
     return customer_body(customer)
 

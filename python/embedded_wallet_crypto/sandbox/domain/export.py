@@ -4,7 +4,10 @@ wallet's mnemonic sealed to that key with ``ewc.seal_export_bundle``.
 Both legs only read the service's tables, one statement each, outside a transaction: the first
 the account, the second the account, its secret and its active session keys together. Then the
 signed-retry store issues the challenge (one insert) or verifies and claims it (a read and one
-conditional update), and the library seals the mnemonic.
+conditional update), and the library opens the stored mnemonic (sealed at rest to the service's
+key, ``at_rest``: opened only here, after the claim) and seals it to the client's key. A stored
+value that does not open (sealed for another account, or with another key) is 500
+``INTERNAL_ERROR`` with a reason that says so, logged with the account's id: never the value.
 
 The route runs all of it on the event loop, as a hop to the thread pool and back costs more
 than the work: the reads on the loop's own connection
@@ -16,18 +19,24 @@ needs the loop (a synchronous route ends its transaction in its own thread, see
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy import and_, bindparam, select
 
+from ...errors import DecryptionError
 from ...export import seal_export_bundle
 from ...signed_retry import Operation, VerifiedRetry
 from ..db.base import UtcDateTime
 from ..db.tables_wallet import InternalAccount, WalletSession
 from ..services import Services
+from .at_rest import open_mnemonic
+from .errors import Refusal
 from .wallet import RetryHeaders, no_wallet, retry_step, wallet_id
 
 __all__ = ["export_wallet"]
+
+logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 _TYPE = select(InternalAccount.type).where(InternalAccount.id == bindparam("id"))
 
@@ -84,9 +93,18 @@ def export_wallet(
     if not isinstance(step, VerifiedRetry):
         return 202, step
     assert secret is not None
+    try:
+        mnemonic = open_mnemonic(services.sealing_key, secret, account_id)
+    except DecryptionError:
+        logger.warning("the stored mnemonic of %s does not open", account_id)
+        raise Refusal(
+            500,
+            "INTERNAL_ERROR",
+            "The wallet's stored secret does not open with this service's key.",
+        ) from None
     sealed = seal_export_bundle(
         client_public_key,
-        secret,
+        mnemonic,
         organization_id=services.organization_id,
         signer=services.service_signer,
     )
