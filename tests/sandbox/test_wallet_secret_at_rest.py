@@ -1,18 +1,22 @@
 """An embedded wallet's mnemonic at rest, on SQLite and PostgreSQL: stored sealed (HPKE to the
 service's sealing key, the account's id as associated data, ``hpke1:<hex>``) and opened by the
 export alone, so that neither the tables nor the database's files ever hold it; a sealed value
-copied to another account's row does not open there (500 that says so, never the secret); the
-bulk import seals its wallets too."""
+copied to another account's row does not open there (500 that says so, never the secret); a
+plain mnemonic an earlier release stored still exports, and the next start seals it (two
+processes sealing at once seal each row once); the bulk import seals its wallets too."""
 
 from __future__ import annotations
 
+import os
+import threading
 import uuid
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import httpx
 from embedded_wallet_crypto import hpke
-from embedded_wallet_crypto.sandbox.domain.at_rest import MNEMONIC_INFO
+from embedded_wallet_crypto.sandbox.db.engine import Database
+from embedded_wallet_crypto.sandbox.domain.at_rest import MNEMONIC_INFO, seal_plain_mnemonics
 
 from ._client import SandboxClient
 from ._flows import Wallet
@@ -124,6 +128,67 @@ def test_a_sealed_mnemonic_does_not_open_in_another_accounts_row(
     # Its own sealed value opens again.
     _plant(server, ours.account_id, own)
     assert _exported_mnemonic(ours, key) == _unsealed(server, ours.account_id)
+
+
+def _plain_wallets(client: SandboxClient, server: SandboxServer, count: int) -> dict[str, str]:
+    """``count`` wallets whose rows hold a plain mnemonic, as an earlier release stored it
+    (one of 24 words, the longest kind): account id -> mnemonic."""
+    planted = {}
+    for number in range(count):
+        account_id = client.new_wallet()
+        words = 24 if number == 0 else 12
+        mnemonic = ewc.mnemonic_from_entropy(os.urandom(words * 4 // 3))
+        _plant(server, account_id, mnemonic)
+        planted[account_id] = mnemonic
+    return planted
+
+
+def test_a_plain_mnemonic_exports_and_the_next_start_seals_it(
+    client: SandboxClient, server: SandboxServer
+) -> None:
+    wallet = Wallet(client, server)
+    _, key = wallet.first_login()
+    planted = _plain_wallets(client, server, 2)
+    earlier = ewc.mnemonic_from_entropy(os.urandom(32))
+    _plant(server, wallet.account_id, earlier)
+    planted[wallet.account_id] = earlier
+    assert _exported_mnemonic(wallet, key) == earlier  # read as it is
+    assert _stored(server, wallet.account_id) == earlier  # the export writes nothing
+    another = server.start_another(f"restart-{uuid.uuid4().hex[:6]}")
+    assert another.stop() == 0
+    for account_id, mnemonic in planted.items():
+        assert _unsealed(server, account_id) == mnemonic
+    # Nor do the database's files keep them (SQLite: zeroed, and out of the write-ahead log).
+    everything = everything_stored(server.database)
+    assert not any(mnemonic in everything for mnemonic in planted.values())
+    assert _exported_mnemonic(wallet, key) == earlier
+
+
+def test_two_processes_seal_each_plain_row_once(
+    client: SandboxClient, server: SandboxServer
+) -> None:
+    planted = _plain_wallets(client, server, 12)
+    key = _sealing_key(server)
+    databases = [Database(server.database) for _ in range(2)]
+    start = threading.Barrier(2)
+    counts: list[int] = []
+
+    def seal(database: Database) -> None:
+        start.wait()
+        counts.append(seal_plain_mnemonics(database, key))
+
+    threads = [threading.Thread(target=seal, args=(database,)) for database in databases]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        for database in databases:
+            database.dispose()
+    assert len(counts) == 2 and sum(counts) == len(planted), counts
+    for account_id, mnemonic in planted.items():
+        assert _unsealed(server, account_id) == mnemonic
 
 
 def test_the_bulk_import_seals_its_wallets(client: SandboxClient, server: SandboxServer) -> None:

@@ -6,6 +6,7 @@ first, the body size limit), and the background worker for as long as the app ru
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -56,6 +57,7 @@ from .api import (
 )
 from .control import ensure_state
 from .db.engine import Database
+from .domain.at_rest import seal_plain_mnemonics
 from .domain.platform_auth import PlatformAuth
 from .domain.platform_config import ensure_config
 from .domain.webhooks import signing_key
@@ -68,6 +70,8 @@ from .request_log import RequestLog
 from .services import Services
 from .settings import BASE_PATH, Settings
 from .worker import running_worker
+
+logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 __all__ = ["BASE_PATH", "ROUTERS", "create_app"]
 
@@ -162,7 +166,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     Creates the database tables and the platform configuration (and, without configured
     platform credentials and none stored, one generated pair:
-    ``app.state.generated_credentials``) before returning.
+    ``app.state.generated_credentials``), and seals the wallet mnemonics an earlier release
+    stored in the clear (``domain.at_rest``), before returning.
     """
     settings = settings or Settings()
     database = Database(settings.database)
@@ -175,6 +180,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ensure_config(database)
         signing_key(database)  # the webhooks' key, made or read before any request
         services = Services.build(settings, database)
+    # Wallet mnemonics an earlier release stored in the clear (domain.at_rest).
+    if sealed := seal_plain_mnemonics(database, services.sealing_key):
+        logger.info("sealed %d wallet mnemonics stored in the clear", sealed)
     request_log = RequestLog(database)
     platform_auth = PlatformAuth(database)
     generated = platform_auth.setup(list(settings.platform_credentials))

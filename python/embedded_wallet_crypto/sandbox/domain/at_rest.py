@@ -17,7 +17,11 @@ never in the clear.
 
 A mnemonic is opened only where it is used: the export's second leg, after its signed retry is
 verified (``domain.export``). Rows written before mnemonics were sealed hold the mnemonic in
-the clear: :func:`open_mnemonic` reads a plain value (no ``hpke1:`` prefix) as it is.
+the clear: :func:`seal_plain_mnemonics` seals them when the service starts (every start; it
+finds nothing once done), each by a conditional update, so that two processes starting on one
+database seal each row once and neither fails; and :func:`open_mnemonic` still reads a plain
+value (no ``hpke1:`` prefix) as it is, for a row an earlier release's process, still running
+beside this one, writes after the start (the next start seals it).
 
 The sealing key is made once per database (``services.shared_secret``, beside the service's
 other keys: the OTP hash key, the token signer) and held by each process as a ``KeyPair``. So
@@ -30,11 +34,15 @@ from __future__ import annotations
 import hashlib
 from typing import Final
 
+from sqlalchemy import select, update
+
 from ... import hpke
 from ...errors import DecryptionError
 from ...keys import KeyPair
 from ...session import open_session_key, seal_session_key
 from ...totp import TotpSecret
+from ..db.engine import Database
+from ..db.tables_wallet import InternalAccount
 from ..services import Services
 
 __all__ = [
@@ -45,6 +53,7 @@ __all__ = [
     "open_totp_secret",
     "seal_key",
     "seal_mnemonic",
+    "seal_plain_mnemonics",
     "seal_totp_secret",
     "secret_digest",
 ]
@@ -55,6 +64,8 @@ INFO: Final = b"ewc-sandbox secret at rest v1"
 MNEMONIC_INFO: Final = b"ewc-sandbox wallet mnemonic at rest v1"
 _PREFIX: Final = "hpke1:"
 _ENC_BYTES: Final = 65
+#: Plain mnemonics :func:`seal_plain_mnemonics` reads and seals per database transaction.
+_BATCH: Final = 200
 
 
 def _seal(sealing_key: KeyPair, plaintext: bytes, info: bytes, row_id: str) -> str:
@@ -104,6 +115,54 @@ def open_mnemonic(sealing_key: KeyPair, stored: str, account_id: str) -> str:
         return plain.decode()
     except UnicodeDecodeError:  # pragma: no cover - only a text was ever sealed
         raise DecryptionError("the sealed mnemonic is not text") from None
+
+
+def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
+    """Seal every wallet mnemonic stored in the clear; the number this process sealed.
+
+    The plain rows are read in batches of :data:`_BATCH` (by id, outside a transaction), and
+    each batch sealed in one transaction of conditional updates (``WHERE wallet_secret`` is
+    still the plain value read): of two processes starting at once, the one that comes second
+    to a row (PostgreSQL: it waits for the first's row lock, then re-reads the row; SQLite: it
+    waits for the database's write lock, its updates reading after the first's commit) changes
+    nothing there. Both take the rows in the same order, so neither waits on the other's
+    later rows (no deadlock).
+
+    On SQLite the updates run with ``secure_delete`` (the plain text's old place in the file
+    is zeroed) and, when any row was sealed, a truncating checkpoint empties the write-ahead
+    log of the old pages. PostgreSQL keeps an updated row's old version until a vacuum (the
+    autovacuum's, or an operator's ``VACUUM``) reclaims it; its write-ahead log, like any
+    backup taken before, keeps what was written then."""
+    column = InternalAccount.wallet_secret
+    plain = select(InternalAccount.id, column).where(
+        column.is_not(None), ~column.startswith(_PREFIX, autoescape=True)
+    )
+    sealed = 0
+    after = ""
+    while True:
+        with database.reads() as connection:
+            rows = connection.execute(
+                plain.where(InternalAccount.id > after).order_by(InternalAccount.id).limit(_BATCH)
+            ).all()
+        if not rows:
+            if sealed and database.is_sqlite:  # the old pages out of the write-ahead log
+                with database.engine.connect() as connection:
+                    connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            return sealed
+        with database.engine.begin() as connection:
+            if database.is_sqlite:  # the plain text's old place in the file is zeroed
+                connection.exec_driver_sql("PRAGMA secure_delete = ON")
+            for account_id, mnemonic in rows:
+                assert mnemonic is not None  # the query's
+                done = connection.execute(
+                    update(InternalAccount)
+                    .where(InternalAccount.id == account_id, column == mnemonic)
+                    .values(wallet_secret=seal_mnemonic(sealing_key, mnemonic, account_id))
+                )
+                sealed += done.rowcount
+            if database.is_sqlite:
+                connection.exec_driver_sql("PRAGMA secure_delete = OFF")
+        after = rows[-1].id
 
 
 def seal_key(services: Services, key: KeyPair) -> str:
