@@ -7,9 +7,10 @@ refused 409 ``COLLECTION_LIMIT_REACHED``, and the collection holds its cap, neve
   count, so each round fills a new cardholder's);
 - a holder's documents (``MAX_DOCUMENTS``, counted with the holder's row locked: a customer's,
   a beneficial owner's);
-- the platform's API tokens (``MAX_API_TOKENS``, counted with the platform's row locked);
-- the platform's stablecoin provider links (``MAX_STABLECOIN_LINKS``, the same lock): one round
-  only, since a link cannot be deleted.
+- the platform's API tokens (``MAX_API_TOKENS``, counted with the platform's row locked).
+
+(The stablecoin caps, whose last place is reached by seeding the database, are raced in
+``test_stablecoin_cap_races``.)
 
 The documents and the tokens make room for the next round by deleting the round's winners.
 ``EWC_CAP_RACE_ROUNDS`` sets the rounds of these two races (20 by default), and of the cards'
@@ -19,7 +20,6 @@ race the half (each of its rounds issues 50 cards).
 from __future__ import annotations
 
 import os
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
@@ -30,14 +30,12 @@ from embedded_wallet_crypto.sandbox.domain.collection_caps import (
     MAX_API_TOKENS,
     MAX_CARDS,
     MAX_DOCUMENTS,
-    MAX_STABLECOIN_LINKS,
 )
 
 from ._client import SandboxClient
 from ._pair import outcome, pair_fixtures, race
 from .test_cards import _holder
 from .test_kyc import _owner, _upload
-from .test_stablecoin_races import _keyed
 
 ROUNDS = int(os.environ.get("EWC_CAP_RACE_ROUNDS", "20"))
 RACERS = 4
@@ -144,17 +142,3 @@ def test_the_platform_gets_its_last_token_once(clients: list[SandboxClient]) -> 
     body = {"name": "cap-race", "permissions": ["VIEW"]}
     tokens = _Deletable(clients[1], lambda c: c.post("/tokens", body), "/tokens")
     tokens.races(clients, MAX_API_TOKENS)
-
-
-def test_the_platform_gets_its_last_stablecoin_link_once(clients: list[SandboxClient]) -> None:
-    """One round: links cannot be deleted, and the platform holds at most 20. A weak race
-    (with the lock removed it broke the cap in 2 of 6 runs)."""
-
-    def link(client: SandboxClient) -> httpx.Response:
-        body = {"provider": "BRALE", "apiClientId": uuid.uuid4().hex, "apiClientSecret": "s"}
-        return client.post("/stablecoin-provider-accounts", body, headers=_keyed())
-
-    def fresh() -> Collection:
-        return link, lambda: _total(clients[1], "/stablecoin-provider-accounts")
-
-    _last_place_races(clients, MAX_STABLECOIN_LINKS, fresh, rounds=1)
