@@ -160,9 +160,21 @@ def apply_contact(
         raise Refusal(
             409, "CONFLICT", f"The customer's {field} now needs a signed retry; ask again."
         )
-    lock_account(db, retry.account_id)
+    tied = _locked_tied(db, customer.id, _CONTACTS[field][0], tied)
     ensure_signer_active(db, services, retry.account_id, retry)
     _update_credentials(services, tied, value)
+
+
+def _locked_tied(
+    db: Session, customer_id: str, kind: str, tied: list[AuthMethod]
+) -> list[AuthMethod]:
+    """The accounts of ``tied`` (read before) locked, in a fixed order, until the transaction
+    ends: the customer's ``kind`` credentials read again under those locks. A revoke takes its
+    account's lock, so a credential it deleted after ``tied`` was read is not in the list (its
+    update would match no row: a 500), and none is deleted before the change commits."""
+    for account_id in sorted({credential.account_id for credential in tied}):
+        lock_account(db, account_id)
+    return _tied(db, customer_id, kind)
 
 
 def replace_phone(db: Session, services: Services, customer: Customer, phone: str) -> None:
@@ -171,4 +183,5 @@ def replace_phone(db: Session, services: Services, customer: Customer, phone: st
     (409 ``CONFLICT`` when another account's credential has the number)."""
     if phone == customer.phone_number:
         return
-    _update_credentials(services, _take(db, services, customer, "phoneNumber", phone), phone)
+    tied = _take(db, services, customer, "phoneNumber", phone)
+    _update_credentials(services, _locked_tied(db, customer.id, "SMS_OTP", tied), phone)
