@@ -103,14 +103,14 @@ def pair(
         yield servers
 
 
-def _answer_outcome(client: SandboxClient, payment_id: str) -> str | None:
+def _answer_outcome(client: SandboxClient, payment_id: str) -> dict[str, str | None]:
     """The recorded outcome of the payment's approval request (None while it is delivered)."""
     listed = client.get(
         "/sandbox/events", params={"type": "INCOMING_PAYMENT.PENDING", "limit": 20}
     ).json()["data"]
     (event,) = [e for e in listed if e["transactionId"] == payment_id]
     found: str | None = event["outcome"]
-    return None if event["status"] == "PENDING" else found
+    return {"outcome": None if event["status"] == "PENDING" else found}
 
 
 def test_an_approving_answer_and_approve_calls_at_once_decide_once(
@@ -133,7 +133,7 @@ def test_an_approving_answer_and_approve_calls_at_once_decide_once(
         answers = race([let_go, *approve])[1:]
         calls = Counter(outcome(answer, 200) for answer in answers)
         recorded = wait_for(
-            lambda p=payment: {"outcome": _answer_outcome(clients[0], p)},
+            partial(_answer_outcome, clients[0], payment),
             lambda value: value["outcome"] is not None,
         )["outcome"]
         status = clients[1].get(f"/transactions/{payment}").json()["status"]
