@@ -226,6 +226,23 @@ def test_bulk_csv_limits(server: SandboxServer, client: SandboxClient) -> None:
     assert unauthenticated.status_code == 401
 
 
+def test_bulk_csv_cells_past_the_limit_are_not_kept_in_the_job(client: SandboxClient) -> None:
+    """A row whose cell passes 300 characters fails, and what the job keeps of it (its
+    correlationId, its message: in the job and its webhook) stays within that limit."""
+    long_column, long_id = "c" * 5000, "p" * 50000
+    text = f"{_CSV_HEADER.strip()},{long_column}\n" + "".join(
+        f"$a@uma.test,{pcid},INDIVIDUAL,A,1990-01-15,1 St,SF,CA,94105,US,,,{extra}\n"
+        for pcid, extra in ((long_id, ""), ("short-id", "x" * 301))
+    )
+    accepted = _upload(client, text)
+    assert accepted.status_code == 202, accepted.text
+    job = _job(client, accepted.json()["jobId"])
+    assert job["status"] == "FAILED" and job["progress"]["failed"] == 2
+    assert [e["correlationId"] for e in job["errors"]] == ["row 1", "short-id"]
+    for entry in job["errors"]:
+        assert entry["code"] == "INVALID_INPUT" and 0 < len(entry["message"]) <= 300, entry
+
+
 def test_customer_operations_need_credentials(server: SandboxServer) -> None:
     for method, path in (
         ("GET", "/customers"),
