@@ -194,6 +194,36 @@ def test_codes_are_hidden_in_the_gates_own_answers(
     assert (f"{BASE}/agents/device-codes/{{code}}/status", 401, "UNAUTHORIZED") in shown
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "status", "code"),
+    [
+        ("GET", "/invitations/LEAKA/", 307, None),  # a trailing slash: redirected
+        ("POST", "/agents/device-codes/LEAKB/redeem/", 307, None),
+        ("POST", "/invitations/LEAKC/claim/more", 404, "NOT_FOUND"),  # past the route
+        ("GET", "//invitations/LEAKD", 404, "NOT_FOUND"),  # a doubled slash
+        ("POST", "/invitations/LEAKE%2Fx/claim", 404, "NOT_FOUND"),  # a slash in the code
+        ("GET", "/agents%2Fdevice-codes/LEAKF/status", 401, "UNAUTHORIZED"),  # in a literal
+        ("GET", "/invitations%2FLEAKG", 404, "INVITATION_NOT_FOUND"),  # the route reached
+    ],
+)
+def test_codes_are_hidden_in_paths_that_miss_the_route(
+    client: SandboxClient,
+    server: SandboxServer,
+    method: str,
+    path: str,
+    status: int,
+    code: str | None,
+) -> None:
+    """A code in a path the client got a little wrong stays out of the logs too."""
+    auth = None if code == "UNAUTHORIZED" else server.auth
+    answer = httpx.request(method, server.base_url + path, auth=auth, timeout=30)
+    assert answer.status_code == status, answer.text
+    if code is not None:
+        assert _code(answer) == (status, code)
+    secret = path.split("LEAK", 1)[1][:1]
+    assert f"LEAK{secret}" not in _logged(client, server)
+
+
 # --- 3. the trigger's data -------------------------------------------------------------------
 
 

@@ -56,7 +56,13 @@ from .domain.errors import Refusal
 from .errors import body_too_large, error_response, unexpected
 from .faults import Fault, operation_key, refusal_of
 from .ids import seeded, seeded_scope
-from .request_log import ROUTE_TEMPLATE_KEY, error_code, logged_path
+from .request_log import (
+    ROUTE_TEMPLATE_KEY,
+    error_code,
+    has_codes,
+    logged_path,
+    nearest_template,
+)
 from .settings import BASE_PATH
 
 __all__ = ["RequestGate", "needs", "needs_platform"]
@@ -112,11 +118,14 @@ class RequestGate:
             for route in router.routes
             if isinstance(route, APIRoute)
         ]
+        #: The templates with a code parameter: what a path that matches no route is read by.
+        self._code_templates = [full for *_, full in self._routes if has_codes(full)]
 
     def _match(self, scope: Scope) -> tuple[bool, bool, str | None, str | None]:
         """Whether the request's route takes the platform's credentials, an agent's token; its
         operation (``METHOD /template``, see ``faults.operation_key``); the full template of
-        the first route whose path matches (whatever its methods: a 405 hides codes too)."""
+        the first route whose path matches (whatever its methods: a 405 hides codes too), else
+        of the code route the path begins with (``request_log.nearest_template``)."""
         path, method = scope["path"], scope["method"]
         template = None
         for pattern, methods, platform, agent, operation, full in self._routes:
@@ -124,6 +133,8 @@ class RequestGate:
                 if method in methods:
                     return platform, agent, operation_key(method, operation), full
                 template = template or full
+        if template is None:
+            template = nearest_template(path, self._code_templates)
         return False, False, None, template
 
     def _needs(self, scope: Scope) -> tuple[bool, bool, str | None]:

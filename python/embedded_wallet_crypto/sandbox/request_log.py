@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 from sqlalchemy import delete, insert, select
 
@@ -35,7 +35,9 @@ __all__ = [
     "ROUTE_TEMPLATE_KEY",
     "RequestLog",
     "error_code",
+    "has_codes",
     "logged_path",
+    "nearest_template",
 ]
 
 #: The most requests the database keeps (the newest).
@@ -48,6 +50,8 @@ LOGGED_PATH_CHARACTERS = 200
 _CODE_BYTES = 4096
 #: Where the request gate leaves the full template of the request's route (``gate``).
 ROUTE_TEMPLATE_KEY = "ewc.route_template"
+#: What a logged path segment shows as it is (RFC 3986 ``pchar``); the rest is percent-encoded.
+_PATH_SAFE = "!$&'()*+,;=:@~"
 
 
 def _is_code(name: str) -> bool:
@@ -61,38 +65,79 @@ def _parameter(segment: str) -> str | None:
     return segment[1:-1].split(":", 1)[0]
 
 
-def _by_template(path: str, template: str) -> str:
-    """``path`` with each segment that the ``template`` has as a code parameter (``{code}``,
-    ``{deviceCode}``) written as that parameter."""
-    parts, segments = path.split("/"), template.split("/")
-    if len(parts) != len(segments):
-        return path
-    shown = []
-    for part, segment in zip(parts, segments, strict=True):
+def _segments(path: str) -> list[str]:
+    return [part for part in path.split("/") if part]
+
+
+def has_codes(template: str) -> bool:
+    """Whether a route template has a code parameter (its name ends in ``code``)."""
+    names = (_parameter(segment) for segment in template.split("/"))
+    return any(name is not None and _is_code(name) for name in names)
+
+
+def nearest_template(path: str, templates: Iterable[str]) -> str | None:
+    """The first of ``templates`` whose segments the (decoded) ``path``'s non-empty segments
+    begin with (a parameter takes any segment), or None: the route a path that matches none
+    (a trailing or doubled slash, a segment too many) was meant for, so that its codes are
+    hidden all the same."""
+    segments = _segments(path)
+    for template in templates:
+        wanted = _segments(template)
+        if len(segments) >= len(wanted) and all(
+            _parameter(segment) is not None or segment == part
+            for part, segment in zip(segments, wanted, strict=False)
+        ):
+            return template
+    return None
+
+
+def _by_template(parts: list[str], template: str) -> list[str]:
+    """The path's segments ``parts`` with each one that the ``template`` has as a code
+    parameter (``{code}``, ``{deviceCode}``) written as that parameter; the non-empty
+    segments are read against the template's in order (empty ones and those past its end keep
+    their place)."""
+    wanted = iter(_segments(template))
+    shown = list(parts)
+    for position, part in enumerate(parts):
+        if not part:
+            continue
+        segment = next(wanted, None)
+        if segment is None:
+            break
         name = _parameter(segment)
-        shown.append("{" + name + "}" if name is not None and _is_code(name) else part)
-    return "/".join(shown)
+        if name is not None and _is_code(name):
+            shown[position] = "{" + name + "}"
+    return shown
 
 
 def logged_path(scope: MutableMapping[str, Any]) -> str:
-    """The request's path for a log, as received (percent-encoded), without the query string,
-    and with the path parameters that are codes (a device code, an invitation code: their names
-    end in ``code``) shown as ``{name}``: by the route template the request gate matched (so in
-    the gate's own answers too), else by the router's ``path_params``."""
-    raw = scope.get("raw_path")
-    path = raw.decode("ascii", "backslashreplace") if raw else quote(str(scope.get("path")))
+    """The request's path for a log, percent-encoded, without the query string, and with the
+    path parameters that are codes (a device code, an invitation code: their names end in
+    ``code``) shown as ``{name}``: by the route template the request gate matched (so in the
+    gate's own answers too; for a path that matches no route, the code route it begins with),
+    else by the router's ``path_params``. The path is the one the router read (decoded), so
+    that an encoded slash (``%2F``) cannot move a code out of its segment."""
+    parts = str(scope.get("path") or "").split("/")
+    hidden = [False] * len(parts)
     template = scope.get(ROUTE_TEMPLATE_KEY)
     if isinstance(template, str):
-        path = _by_template(path, template)
+        shown = _by_template(parts, template)
+        hidden = [new != old for new, old in zip(shown, parts, strict=True)]
+        parts = shown
     parameters = scope.get("path_params")  # filled in by the router once a route matched
     if isinstance(parameters, dict):
-        hidden = {
+        codes = {
             str(value): "{" + str(name) + "}"
             for name, value in parameters.items()
             if _is_code(str(name))
         }
-        if hidden:
-            path = "/".join(hidden.get(unquote(part), part) for part in path.split("/"))
+        for position, part in enumerate(parts):
+            if not hidden[position] and part in codes:
+                parts[position], hidden[position] = codes[part], True
+    path = "/".join(
+        part if hidden[position] else quote(part, safe=_PATH_SAFE)
+        for position, part in enumerate(parts)
+    )
     if len(path) > LOGGED_PATH_CHARACTERS:
         path = path[:LOGGED_PATH_CHARACTERS] + "..."
     return path
