@@ -196,3 +196,44 @@ def _raw_request(
         content=rest,
         request=httpx.Request(method, _origin(server) + path),
     )
+
+
+_BASIC = "Basic cGxhdGZvcm0tdGVzdDpwbGF0Zm9ybS10ZXN0LXNlY3JldA=="  # the right credentials
+
+
+def test_a_repeated_authorization_header_is_401(server: SandboxServer) -> None:
+    """Two ``Authorization`` headers are refused, never one of them taken (a proxy in front
+    may have read the other), whether the right credentials come first, last or twice."""
+    twice = "The request has more than one Authorization header."
+    with httpx.Client(base_url=_origin(server), timeout=30) as http:
+        for pair in ((_BASIC, "Basic eDp5"), ("Basic eDp5", _BASIC), (_BASIC, _BASIC)):
+            headers = [("authorization", value) for value in pair]
+            answer = http.get(f"{BASE_PATH}/customers", headers=headers)
+            _unauthorized(answer)
+            assert answer.json()["reason"] == twice
+        bearer = [("authorization", "Bearer a"), ("authorization", "Bearer b")]
+        answer = http.get(f"{BASE_PATH}/agents/me", headers=bearer)
+        assert answer.status_code == 401, answer.text
+        assert answer.json() == {"status": 401, "code": "UNAUTHORIZED", "reason": twice}
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "name", ["Idempotency-Key", "Request-Id", "Service-Wallet-Signature", "Content-Type"]
+)
+def test_a_repeated_header_the_service_reads_once_is_400(server: SandboxServer, name: str) -> None:
+    """Which of two values would count is not guessed: 400, and nothing is made."""
+    values = ["application/json", "text/plain"] if name == "Content-Type" else ["one", "two"]
+    body = b'{"name": "twice", "permissions": ["VIEW"]}'
+    with httpx.Client(base_url=_origin(server), timeout=30, auth=server.auth) as http:
+        before = http.get(f"{BASE_PATH}/tokens").json()["totalCount"]
+        headers = [("content-type", "application/json")] if name != "Content-Type" else []
+        headers += [(name, value) for value in values]
+        answer = http.post(f"{BASE_PATH}/tokens", content=body, headers=headers)
+        assert answer.status_code == 400, answer.text
+        assert answer.json() == {
+            "status": 400,
+            "code": "INVALID_INPUT",
+            "reason": f"The request has more than one {name} header.",
+        }
+        assert http.get(f"{BASE_PATH}/tokens").json()["totalCount"] == before

@@ -4,13 +4,15 @@
    an API token without the route's permission is answered 403 here too), or an agent's
    Bearer access token (``/agents/me``), answers 401 without valid ones before anything else
    (before its body is read, before it is validated, before the sandbox-only check), whatever
-   else is wrong with the request.
+   else is wrong with the request; and 401 with more than one ``Authorization`` header.
 2. The declared body size: a ``Content-Length`` over the limit is answered 413
    ``BODY_TOO_LARGE`` without reading the body. A body without one (chunked) is counted while
    it is read, by the framework's own limit (``FastAPI(max_body_size=...)``), which stops at
    the limit; its 413 is answered in the error shape by the error handlers.
+3. A header the service reads once (``Content-Type``, ``Idempotency-Key``, ``Request-Id``, a
+   wallet signature) given more than once: 400 ``INVALID_INPUT``.
 
-In the sandbox environment, once a request has passed both, the control plane's hooks run:
+In the sandbox environment, once a request has passed them, the control plane's hooks run:
 the test clock's offset is read from the database (``control.refresh``, on the event loop's
 own connection); only when there is a write to make first does the request go off the loop for
 it (``control.begin_request``): its share of a fault armed for its operation (``faults``), or
@@ -47,12 +49,15 @@ from .control import begin_request, refresh, writes_first
 from .deps import (
     AGENT_SCOPE_KEY,
     PLATFORM_SCOPE_KEY,
+    SIGNATURE_HEADERS,
     check_agent,
     check_platform,
     require_agent,
     require_platform,
 )
-from .domain.errors import Refusal
+from .domain.agents.registry import BEARER_CHALLENGE
+from .domain.errors import Refusal, invalid
+from .domain.platform_auth import BASIC_REALM
 from .errors import body_too_large, error_response, unexpected
 from .faults import Fault, operation_key, refusal_of
 from .ids import seeded, seeded_scope
@@ -67,10 +72,19 @@ from .settings import BASE_PATH
 
 __all__ = ["RequestGate", "needs", "needs_platform"]
 
+#: The request headers the service reads one value of: a request that repeats one is refused
+#: (400; ``Authorization``, 401), rather than one of its values taken, which a proxy in front
+#: may not have taken.
+_READ_ONCE = ("Content-Type", "Idempotency-Key", "Request-Id", *SIGNATURE_HEADERS)
+
 #: Where the gate keeps its match of the request's route (:meth:`RequestGate._match`).
 _MATCHED_KEY = "ewc.gate_match"
 
 logger = logging.getLogger("embedded_wallet_crypto.sandbox")
+
+
+def _repeated(name: str) -> str:
+    return f"The request has more than one {name} header."
 
 
 def needs(dependant: Dependant, dependency: object) -> bool:
@@ -147,6 +161,11 @@ class RequestGate:
     async def _refusal(self, scope: Scope, headers: Headers) -> Refusal | None:
         platform, agent, _ = self._needs(scope)
         state = self.service.state
+        if (platform or agent) and len(headers.getlist("authorization")) > 1:
+            challenge = {"WWW-Authenticate": BEARER_CHALLENGE["WWW-Authenticate"]}
+            if platform:
+                challenge = {"WWW-Authenticate": f'Basic realm="{BASIC_REALM}"'}
+            raise Refusal(401, "UNAUTHORIZED", _repeated("Authorization"), challenge)
         if platform:
             auth = state.platform_auth
             scope[PLATFORM_SCOPE_KEY] = await check_platform(
@@ -163,6 +182,9 @@ class RequestGate:
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             return body_too_large(limit)
+        for name in _READ_ONCE:
+            if len(headers.getlist(name)) > 1:
+                return invalid(_repeated(name))
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
