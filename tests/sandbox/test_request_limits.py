@@ -261,3 +261,24 @@ def test_nesting_past_the_json_parser_is_400(client: SandboxClient, depth: int) 
         response = raw(client, "POST", "/customers", body)
         assert_error(response, 400, "INVALID_INPUT")
     assert customers(client) == before
+
+
+# --- repeated members --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"customerType": "INDIVIDUAL", "customerType": "BUSINESS"}',
+        b'{"customerType": "INDIVIDUAL", "address": {"line1": "a", "line1": "b"}}',
+        b'{"customerType": "INDIVIDUAL", "currencies": ["USD"], "\\u0063urrencies": ["EUR"]}',
+    ],
+    ids=["top", "nested", "escaped"],
+)
+def test_a_repeated_member_is_400_and_nothing_is_stored(client: SandboxClient, body: bytes) -> None:
+    """Which of two values counts is not guessed (``json.loads`` keeps the last, another
+    reader the first): 400, naming the member, and nothing is stored."""
+    before = customers(client)
+    refused = assert_error(raw(client, "POST", "/customers", body), 400, "INVALID_INPUT")
+    assert refused["reason"].startswith("The request body repeats the member "), refused
+    assert customers(client) == before

@@ -94,7 +94,10 @@ def body_too_large(limit: int) -> Refusal:
 
 
 def _unparsable(error: Exception) -> Refusal:
-    """A body the JSON parser gave up on (its error is the cause of the framework's 400)."""
+    """A body the JSON parser gave up on (its error is the cause of the framework's 400): a
+    refusal of the service's own reader (a repeated member, ``api.routing``) as it is."""
+    if isinstance(error.__cause__, Refusal):
+        return error.__cause__
     if isinstance(error.__cause__, RecursionError):
         return invalid("The request body is nested too deeply.")
     return invalid("The request body is not valid JSON.")
