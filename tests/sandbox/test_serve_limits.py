@@ -129,3 +129,33 @@ def test_the_body_limit_is_the_option(timed: SandboxServer) -> None:
             "code": "BODY_TOO_LARGE",
             "reason": "The request body is larger than 4096 bytes.",
         }
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"G\x00T /2025-10-13/customers HTTP/1.1\r\nHost: x\r\n\r\n",  # a broken request line
+        b"GET /2025-10-13/customers HTTP/1.1\r\nHost: x\r\nX A: b\r\n\r\n",  # a broken header
+        b"GET /2025-10-13/customers HTTP/1.1\r\n\r\n",  # no Host
+        _head(length=2)[:-2] + b"Content-Length: 3\r\n\r\n{}",  # two lengths
+        _head()[:-2] + b"Transfer-Encoding: gzip\r\n\r\n",  # a coding h11 does not know
+        _head()[:-2] + b"Transfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",  # a bad chunk
+    ],
+    ids=["request-line", "header", "no-host", "two-lengths", "coding", "chunk"],
+)
+def test_a_request_that_is_not_http_is_400_in_the_error_shape(
+    timed: SandboxServer, sent: bytes
+) -> None:
+    """What the HTTP parser refuses is answered like any refusal (JSON, a stable code), not
+    in the server's plain text, and the connection is closed."""
+    with _connect(timed) as connection:
+        connection.sendall(sent)
+        answer = _until_closed(connection)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), answer[:300]
+    assert b"content-type: application/json" in head.lower(), head
+    assert json.loads(body) == {
+        "status": 400,
+        "code": "INVALID_INPUT",
+        "reason": "The request is not valid HTTP/1.1.",
+    }

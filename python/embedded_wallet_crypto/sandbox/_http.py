@@ -7,6 +7,10 @@ that never end, a body shorter than its ``Content-Length``. Here each request mu
 its first byte. Then the connection is closed, after a 408 ``REQUEST_TIMEOUT`` in the error
 shape when the headers had arrived and no answer was started. The deadline covers the whole
 request, not the gap between two bytes, so a client trickling a byte at a time gains nothing.
+
+A request the HTTP parser refuses (a broken request line or header, no ``Host``, two lengths,
+an unknown transfer coding, a broken chunk) is answered 400 ``INVALID_INPUT`` in the error
+shape too (uvicorn's own answer is plain text), and the connection is closed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,17 @@ __all__ = ["protocol_with_deadline"]
 _TIMEOUT_BODY = json.dumps(
     error_body(408, "REQUEST_TIMEOUT", "The request did not arrive in time.")
 ).encode()
+_NOT_HTTP_BODY = json.dumps(
+    error_body(400, "INVALID_INPUT", "The request is not valid HTTP/1.1.")
+).encode()
+
+
+def _json_headers(body: bytes) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
 
 
 class _DeadlineH11Protocol(H11Protocol):
@@ -67,6 +82,23 @@ class _DeadlineH11Protocol(H11Protocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to what h11 refuses, in the error shape (``msg`` is its text); when
+        an answer was already started, the connection is only closed."""
+        del msg
+        cycle = self.cycle
+        started = cycle is not None and cycle.response_started
+        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) and not started:
+            headers = _json_headers(_NOT_HTTP_BODY)
+            answer = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+            self.transport.write(self.conn.send(answer))
+            self.transport.write(self.conn.send(h11.Data(data=_NOT_HTTP_BODY)))
+            self.transport.write(self.conn.send(h11.EndOfMessage()))
+        if cycle is not None:  # the application's read ends as a disconnect
+            cycle.response_started = cycle.response_complete = cycle.disconnected = True
+            cycle.message_event.set()
+        self.transport.close()
+
     def _expired(self) -> None:
         self._deadline = None
         if self.transport.is_closing() or not self._arriving():
@@ -77,11 +109,7 @@ class _DeadlineH11Protocol(H11Protocol):
             and cycle is not None
             and not cycle.response_started
         ):
-            headers = [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(_TIMEOUT_BODY)).encode()),
-                (b"connection", b"close"),
-            ]
+            headers = _json_headers(_TIMEOUT_BODY)
             self.transport.write(self.conn.send(h11.Response(status_code=408, headers=headers)))
             self.transport.write(self.conn.send(h11.Data(data=_TIMEOUT_BODY)))
             self.transport.write(self.conn.send(h11.EndOfMessage()))
