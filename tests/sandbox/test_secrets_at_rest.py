@@ -11,8 +11,8 @@ import time
 
 from ._client import SandboxClient
 from ._server import SandboxServer
-from ._stored import stored_rows
-from .test_sca import eu_customer, login, rfc6238
+from ._stored import store, stored_rows
+from .test_sca import enroll_totp, eu_customer, login, rfc6238
 
 
 def test_a_totp_secret_is_sealed_at_rest(client: SandboxClient, server: SandboxServer) -> None:
@@ -47,5 +47,37 @@ def test_a_totp_secret_is_sealed_at_rest(client: SandboxClient, server: SandboxS
     assert key.hex() not in bytes.fromhex(stored.removeprefix("hpke1:")).hex()
     # The sealed secret opens: a code of the next step logs in (the confirmation used this one).
     done = login(client, customer_id, rfc6238(key, time.time() + 30))
+    assert done.status_code == 200, done.text
+    assert done.json()["status"] == "SUCCESS"
+
+
+def test_a_totp_secret_that_does_not_open_is_the_services_500(
+    client: SandboxClient, server: SandboxServer
+) -> None:
+    """A stored secret that does not open (sealed for another factor, cut short, not hex) is
+    the database's fault, not the code's: 500 ``INTERNAL_ERROR`` that says so, as the
+    export's, the factor's id logged and never the value; its own value logs in again."""
+    ours, theirs = eu_customer(client), eu_customer(client, email="max@example.com")
+    key = enroll_totp(client, ours)
+    enroll_totp(client, theirs)
+    factor = "SELECT id, secret FROM sandbox_sca_factors WHERE customer_id = :c AND factor = 'TOTP'"
+    ((factor_id, own),) = stored_rows(server.database, factor, c=ours)
+    ((_, copied),) = stored_rows(server.database, factor, c=theirs)
+    plant = "UPDATE sandbox_sca_factors SET secret = :s WHERE id = :i"
+    for planted in (copied, str(own)[:-2], "hpke1:not hex"):
+        assert store(server.database, plant, s=planted, i=factor_id) == 1
+        refused = login(client, ours, rfc6238(key, time.time()))
+        assert refused.status_code == 500, refused.text
+        assert refused.json() == {
+            "status": 500,
+            "code": "INTERNAL_ERROR",
+            "reason": "The TOTP factor's stored secret does not open with this service's key.",
+        }
+    log = server.log_path.read_text()
+    assert f"the stored TOTP secret of factor {factor_id} does not open" in log
+    for secret in (str(own), str(copied), key.hex()):
+        assert secret not in log
+    assert store(server.database, plant, s=own, i=factor_id) == 1
+    done = login(client, ours, rfc6238(key, time.time() + 30))
     assert done.status_code == 200, done.text
     assert done.json()["status"] == "SUCCESS"

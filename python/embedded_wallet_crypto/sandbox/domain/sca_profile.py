@@ -10,6 +10,7 @@ says: 5 attempts lock for 15 minutes, 6 for 30, 7 for an hour, 8 for a day, 9 su
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ... import passkeys
-from ...errors import OtpError, PasskeyError, TotpError
+from ...errors import DecryptionError, OtpError, PasskeyError, TotpError
 from ..clock import iso
 from ..db.engine import lock
 from ..db.tables_sca import ScaFactorRow, ScaPending, ScaProfile
@@ -42,6 +43,8 @@ __all__ = [
     "send_sms_code",
     "sms_key",
 ]
+
+logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 #: The regions where the sandbox requires SCA and contact verification: the EEA.
 EEA = frozenset(
@@ -189,7 +192,15 @@ def _check(
     row = find_factor(db, customer.id, "TOTP")
     if row is None or row.secret is None:
         raise invalid("The customer has no TOTP factor.", "FACTOR_NOT_ENROLLED")
-    secret = open_totp_secret(services, row.secret, row.id)
+    try:
+        secret = open_totp_secret(services, row.secret, row.id)
+    except DecryptionError:  # the database's fault, not the client's: as the export's
+        logger.warning("the stored TOTP secret of factor %s does not open", row.id)
+        raise Refusal(
+            500,
+            "INTERNAL_ERROR",
+            "The TOTP factor's stored secret does not open with this service's key.",
+        ) from None
     services.totp.verify(row.id, secret, proof.code, now=services.clock.time())
     return None
 
