@@ -159,3 +159,17 @@ def test_a_request_that_is_not_http_is_400_in_the_error_shape(
         "code": "INVALID_INPUT",
         "reason": "The request is not valid HTTP/1.1.",
     }
+
+
+def test_a_broken_request_after_an_answered_one_is_400_too(timed: SandboxServer) -> None:
+    """On a kept-alive connection, the request after an answered one is refused in the error
+    shape as a first one is (the earlier request's answer is not taken for this one's)."""
+    answered = b"GET /2025-10-13/customers HTTP/1.1\r\nHost: x\r\n\r\n"
+    with _connect(timed) as connection:
+        connection.sendall(answered + b"GET /2025-10-13/customers HTTP/1.1\r\nX A: b\r\n\r\n")
+        answer = _until_closed(connection)
+    first, found, second = answer.partition(b"}HTTP/1.1 ")
+    assert first.startswith(b"HTTP/1.1 401 ") and found, answer
+    head, _, body = second.partition(b"\r\n\r\n")
+    assert head.startswith(b"400 "), answer
+    assert json.loads(body)["code"] == "INVALID_INPUT"

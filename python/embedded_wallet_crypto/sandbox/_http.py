@@ -86,9 +86,8 @@ class _DeadlineH11Protocol(H11Protocol):
         """uvicorn's answer to what h11 refuses, in the error shape (``msg`` is its text); when
         an answer was already started, the connection is only closed."""
         del msg
-        cycle = self.cycle
-        started = cycle is not None and cycle.response_started
-        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) and not started:
+        cycle = self.cycle  # on a kept-alive connection, maybe the previous (answered) request's
+        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):  # no answer begun to this one
             headers = _json_headers(_NOT_HTTP_BODY)
             answer = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
             self.transport.write(self.conn.send(answer))
