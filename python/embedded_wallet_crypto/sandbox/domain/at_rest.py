@@ -129,10 +129,10 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
     later rows (no deadlock).
 
     On SQLite the updates run with ``secure_delete`` (the plain text's old place in the file
-    is zeroed) and, when any row was sealed, a truncating checkpoint empties the write-ahead
-    log of the old pages. PostgreSQL keeps an updated row's old version until a vacuum (the
-    autovacuum's, or an operator's ``VACUUM``) reclaims it; its write-ahead log, like any
-    backup taken before, keeps what was written then."""
+    is zeroed; the connection's own setting is put back after) and, when any row was sealed,
+    a truncating checkpoint empties the write-ahead log of the old pages. PostgreSQL keeps an
+    updated row's old version until a vacuum (the autovacuum's, or an operator's ``VACUUM``)
+    reclaims it; its write-ahead log, like any backup taken before, keeps what was written then."""
     column = InternalAccount.wallet_secret
     plain = select(InternalAccount.id, column).where(
         column.is_not(None), ~column.startswith(_PREFIX, autoescape=True)
@@ -151,6 +151,7 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
             return sealed
         with database.engine.begin() as connection:
             if database.is_sqlite:  # the plain text's old place in the file is zeroed
+                secure_delete = int(connection.exec_driver_sql("PRAGMA secure_delete").scalar_one())
                 connection.exec_driver_sql("PRAGMA secure_delete = ON")
             for account_id, mnemonic in rows:
                 assert mnemonic is not None  # the query's
@@ -160,8 +161,8 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
                     .values(wallet_secret=seal_mnemonic(sealing_key, mnemonic, account_id))
                 )
                 sealed += done.rowcount
-            if database.is_sqlite:
-                connection.exec_driver_sql("PRAGMA secure_delete = OFF")
+            if database.is_sqlite:  # as it was (a build's default may be ON)
+                connection.exec_driver_sql(f"PRAGMA secure_delete = {secure_delete}")
         after = rows[-1].id
 
 
