@@ -1,6 +1,8 @@
 """The start's sealing of plain wallet mnemonics (``at_rest.seal_plain_mnemonics``) on a SQLite
-file, whatever SQLite's build makes ``secure_delete`` default to: the pooled connections keep
-their own ``secure_delete`` setting."""
+file, whatever SQLite's build makes ``secure_delete`` default to: no copy of a plain mnemonic
+survives in the database's files, not even one an earlier release left in the file's free space
+(a page split, an update) before the start; and the pooled connections keep their own
+``secure_delete`` setting."""
 
 from __future__ import annotations
 
@@ -50,6 +52,27 @@ def _plant(path: Path, count: int) -> list[str]:
     finally:
         raw.close()
     return mnemonics
+
+
+def _files(path: Path) -> bytes:
+    return b"".join(
+        found.read_bytes()
+        for suffix in ("", "-wal")
+        if (found := path.with_name(path.name + suffix)).exists()
+    )
+
+
+def test_no_plain_copy_survives_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "sandbox.db"
+    database = _database(path, secure_delete=0)
+    mnemonics = _plant(path, 400)
+    try:
+        assert seal_plain_mnemonics(database, ewc.KeyPair.generate()) == len(mnemonics)
+    finally:
+        database.dispose()
+    files = _files(path)
+    left = [mnemonic for mnemonic in mnemonics if mnemonic.encode() in files]
+    assert not left, f"{len(left)} of {len(mnemonics)} plain mnemonics are still in the file"
 
 
 @pytest.mark.parametrize("secure_delete", [0, 1])

@@ -32,9 +32,11 @@ its database; a deployment would hold the sealing key in a KMS)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Final
 
 from sqlalchemy import select, update
+from sqlalchemy.exc import OperationalError
 
 from ... import hpke
 from ...errors import DecryptionError
@@ -66,6 +68,8 @@ _PREFIX: Final = "hpke1:"
 _ENC_BYTES: Final = 65
 #: Plain mnemonics :func:`seal_plain_mnemonics` reads and seals per database transaction.
 _BATCH: Final = 200
+
+logger = logging.getLogger("embedded_wallet_crypto.sandbox")
 
 
 def _seal(sealing_key: KeyPair, plaintext: bytes, info: bytes, row_id: str) -> str:
@@ -130,9 +134,12 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
 
     On SQLite the updates run with ``secure_delete`` (the plain text's old place in the file
     is zeroed; the connection's own setting is put back after) and, when any row was sealed,
-    a truncating checkpoint empties the write-ahead log of the old pages. PostgreSQL keeps an
-    updated row's old version until a vacuum (the autovacuum's, or an operator's ``VACUUM``)
-    reclaims it; its write-ahead log, like any backup taken before, keeps what was written then."""
+    the file is rewritten (``VACUUM``: the space an earlier release freed, which
+    ``secure_delete`` does not reach, can hold copies of the plain text) and a truncating
+    checkpoint empties the write-ahead log of the old pages (logged when another connection's
+    read or write keeps either from completing). PostgreSQL keeps an updated row's old
+    version until a vacuum (the autovacuum's, or an operator's ``VACUUM``) reclaims it; its
+    write-ahead log, like any backup taken before, keeps what was written then."""
     column = InternalAccount.wallet_secret
     plain = select(InternalAccount.id, column).where(
         column.is_not(None), ~column.startswith(_PREFIX, autoescape=True)
@@ -145,9 +152,8 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
                 plain.where(InternalAccount.id > after).order_by(InternalAccount.id).limit(_BATCH)
             ).all()
         if not rows:
-            if sealed and database.is_sqlite:  # the old pages out of the write-ahead log
-                with database.engine.connect() as connection:
-                    connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            if sealed and database.is_sqlite:
+                _rewrite_sqlite(database)
             return sealed
         with database.engine.begin() as connection:
             if database.is_sqlite:  # the plain text's old place in the file is zeroed
@@ -164,6 +170,22 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
             if database.is_sqlite:  # as it was (a build's default may be ON)
                 connection.exec_driver_sql(f"PRAGMA secure_delete = {secure_delete}")
         after = rows[-1].id
+
+
+def _rewrite_sqlite(database: Database) -> None:
+    """The SQLite file rewritten without its free space (``VACUUM``), then its write-ahead log
+    emptied (a truncating checkpoint); a warning when either could not complete."""
+    try:
+        with database.engine.connect() as connection:
+            connection.exec_driver_sql("VACUUM")
+            busy = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()[0]
+    except OperationalError:  # the write lock not had within the lock wait
+        busy = 1
+    if busy:
+        logger.warning(
+            "the database file may still hold the wallet mnemonics sealed at this start: "
+            "VACUUM it, then PRAGMA wal_checkpoint(TRUNCATE), while no other process uses it"
+        )
 
 
 def seal_key(services: Services, key: KeyPair) -> str:
