@@ -182,7 +182,7 @@ def test_two_processes_seal_each_plain_row_once(
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(60)
+            thread.join(180)  # a guard against a hang only
     finally:
         for database in databases:
             database.dispose()

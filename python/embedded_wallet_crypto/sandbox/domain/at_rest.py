@@ -125,12 +125,12 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
     """Seal every wallet mnemonic stored in the clear; the number this process sealed.
 
     The plain rows are read in batches of :data:`_BATCH` (by id, outside a transaction), and
-    each batch sealed in one transaction of conditional updates (``WHERE wallet_secret`` is
-    still the plain value read): of two processes starting at once, the one that comes second
-    to a row (PostgreSQL: it waits for the first's row lock, then re-reads the row; SQLite: it
-    waits for the database's write lock, its updates reading after the first's commit) changes
-    nothing there. Both take the rows in the same order, so neither waits on the other's
-    later rows (no deadlock).
+    each row sealed by a conditional update in a transaction of its own (``WHERE
+    wallet_secret`` is still the plain value read): of two processes starting at once, the one
+    that comes second to a row (PostgreSQL: it waits for the first's row lock, then re-reads
+    the row; SQLite: it waits for the database's write lock, its update reading after the
+    first's commit) changes nothing there. A transaction holds one row's lock, so neither the
+    other start nor a request that locks several wallets can deadlock with it.
 
     On SQLite the updates run with ``secure_delete`` (the plain text's old place in the file
     is zeroed; the connection's own setting is put back after) and, when any row was sealed,
@@ -155,20 +155,24 @@ def seal_plain_mnemonics(database: Database, sealing_key: KeyPair) -> int:
             if sealed and database.is_sqlite:
                 _rewrite_sqlite(database)
             return sealed
-        with database.engine.begin() as connection:
-            if database.is_sqlite:  # the plain text's old place in the file is zeroed
-                secure_delete = int(connection.exec_driver_sql("PRAGMA secure_delete").scalar_one())
-                connection.exec_driver_sql("PRAGMA secure_delete = ON")
-            for account_id, mnemonic in rows:
-                assert mnemonic is not None  # the query's
+        for account_id, mnemonic in rows:
+            assert mnemonic is not None  # the query's
+            # One transaction per row: it holds one row lock, so a request that locks two
+            # wallets meanwhile (in whatever order) cannot deadlock with the start.
+            with database.engine.begin() as connection:
+                if database.is_sqlite:  # the plain text's old place in the file is zeroed
+                    secure_delete = int(
+                        connection.exec_driver_sql("PRAGMA secure_delete").scalar_one()
+                    )
+                    connection.exec_driver_sql("PRAGMA secure_delete = ON")
                 done = connection.execute(
                     update(InternalAccount)
                     .where(InternalAccount.id == account_id, column == mnemonic)
                     .values(wallet_secret=seal_mnemonic(sealing_key, mnemonic, account_id))
                 )
                 sealed += done.rowcount
-            if database.is_sqlite:  # as it was (a build's default may be ON)
-                connection.exec_driver_sql(f"PRAGMA secure_delete = {secure_delete}")
+                if database.is_sqlite:  # as it was (a build's default may be ON)
+                    connection.exec_driver_sql(f"PRAGMA secure_delete = {secure_delete}")
         after = rows[-1].id
 
 
