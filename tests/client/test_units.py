@@ -192,15 +192,21 @@ def test_results_never_show_their_secrets() -> None:
     assert bad.value.code == "RESPONSE_INVALID"
 
 
-def test_webhook_headers_are_checked() -> None:
-    signer = ewc.KeyPair.generate()
+def _webhook_signer() -> tuple[ewc.KeyPair, str]:
+    """A webhook signing key and its verification key (SPKI PEM)."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
+    signer = ewc.KeyPair.generate()
     point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), signer.public_key_bytes())
     pem = point.public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     ).decode()
+    return signer, pem
+
+
+def test_webhook_headers_are_checked() -> None:
+    signer, pem = _webhook_signer()
     body = b'{"id":"Webhook:1","type":"OUTGOING_PAYMENT"}'
     header = ewc.sign_webhook(body, signer)
     assert verify_event({"x-grid-signature": header}, body, pem)["id"] == "Webhook:1"
@@ -215,3 +221,11 @@ def test_webhook_headers_are_checked() -> None:
     assert not_an_object.value.code == "WEBHOOK_BODY_INVALID"
     with pytest.raises(TypeError):
         verify_event({"X-Grid-Signature": header}, 5, pem)  # type: ignore[arg-type]
+
+
+def test_a_signed_webhook_nested_past_the_parsers_depth_is_not_an_event() -> None:
+    signer, pem = _webhook_signer()
+    deep = b'{"id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with pytest.raises(ewc.DecodeError) as too_deep:
+        verify_event({"X-Grid-Signature": ewc.sign_webhook(deep, signer)}, deep, pem)
+    assert too_deep.value.code == "WEBHOOK_BODY_INVALID"

@@ -50,7 +50,7 @@ def verify_event(
     verify_webhook_signature(_header(headers), raw, public_key_pem)
     try:
         event = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
         event = None
     if not isinstance(event, dict):
         raise DecodeError("the webhook body is not a JSON object", "WEBHOOK_BODY_INVALID")

@@ -293,7 +293,7 @@ def read_reply(status: int, headers: Mapping[str, str], content: bytes) -> Reply
         if "json" in kind or kind == "":
             try:
                 data = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
                 data = text
         else:
             data = text
