@@ -16,6 +16,7 @@ from ..keys import KeyPair
 from ..sandbox.models.quotes import QuoteOut
 from ..sandbox.models.wallet import AuthMethodWithBundle
 from ._base import ClientBase
+from ._errors import ClientError
 from ._flows import (
     Effect,
     Flow,
@@ -42,7 +43,13 @@ from ._results import (
     PasskeyRegistrar,
     WalletSession,
 )
-from ._transport import after_answer, after_transport_error, client_options
+from ._transport import (
+    AnswerBody,
+    after_answer,
+    after_transport_error,
+    after_unreadable,
+    client_options,
+)
 from ._webhooks import verify_event
 from ._wire import Call, ClientConfig, Reply, request_headers
 
@@ -108,18 +115,29 @@ class AsyncClient(ClientBase[httpx.AsyncBaseTransport], AsyncGroups):
         while True:
             attempt += 1
             started = time.monotonic()
+            body = AnswerBody(settings, call, started)
             try:
-                response = await self._http.request(
+                async with self._http.stream(
                     call.operation.method,
                     call.path,
                     content=call.content,
                     params=call.params,
                     headers=headers,
-                )
+                ) as response:
+                    async for chunk in response.aiter_bytes():
+                        body.add(chunk)
             except httpx.TransportError as error:
                 wait = after_transport_error(settings, call, headers, attempt, error, started)
+            except (ClientError, httpx.DecodingError) as error:
+                status = response.status_code
+                raise after_unreadable(
+                    settings, call, headers, attempt, status, error, started
+                ) from None
             else:
-                reply, wait = after_answer(settings, call, headers, attempt, response, started)
+                content = body.content
+                reply, wait = after_answer(
+                    settings, call, headers, attempt, response, content, started
+                )
                 if reply is not None:
                     return reply
             await asyncio.sleep(wait)
