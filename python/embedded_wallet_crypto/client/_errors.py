@@ -65,6 +65,8 @@ def error_from_body(status: int, body: Any, operation: str, retry_after: float |
     the body is its error JSON, ``HTTP_<status>`` otherwise."""
     code = f"HTTP_{status}"
     reason = f"the service answered HTTP {status}"
+    if 300 <= status < 400:
+        reason += " (a redirect: the client follows none)"
     if isinstance(body, dict):
         if isinstance(body.get("code"), str) and body["code"]:
             code = body["code"]

@@ -306,7 +306,8 @@ def error_code(reply: Reply) -> str | None:
 
 
 def raise_for_error(call: Call, reply: Reply, retry_after: float | None) -> Reply:
-    """``reply`` when it is a success (or an accepted error); its ApiError otherwise."""
-    if reply.status < 400 or reply.status in call.accept:
+    """``reply`` when it is a success (or an accepted error); its ApiError otherwise (a
+    redirect too: the client follows none, so that no credential goes to another host)."""
+    if reply.status < 300 or reply.status in call.accept:
         return reply
     raise error_from_body(reply.status, reply.data, call.operation.qualified_name, retry_after)

@@ -1,0 +1,119 @@
+"""The client against a hostile service, over real HTTP (``_hostile``): redirects (never
+followed, never a result), error bodies that are malformed or carry the request's secrets
+back, Retry-After values that are huge, negative, past or garbage, and storms of 429 and
+503 (the tries are bounded), in both clients."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import embedded_wallet_crypto as ewc
+import pytest
+from embedded_wallet_crypto.client import ApiError, ClientError, RetryPolicy
+
+from ._hostile import Hostile, hostile_server, json_answer, response
+from .test_hostile_answers import close_client, open_client
+
+
+@pytest.fixture
+def hostile() -> Iterator[Hostile]:
+    with hostile_server() as running:
+        yield running
+
+
+@pytest.fixture
+def client(mode: str, hostile: Hostile) -> Iterator[Any]:
+    opened = open_client(mode, hostile)
+    yield opened
+    close_client(opened)
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308, 300, 304])
+@pytest.mark.parametrize("body", [b"", b'{"supportedCurrencies": ["USD"]}'])
+def test_a_redirect_is_an_error_and_not_followed(
+    client: Any, hostile: Hostile, status: int, body: bytes
+) -> None:
+    elsewhere = {"Location": "http://attacker.invalid/steal", "Content-Type": "application/json"}
+    hostile.script(response(status, body, elsewhere))
+    with pytest.raises(ApiError) as redirected:
+        client.config.get()
+    assert (redirected.value.status, redirected.value.code) == (status, f"HTTP_{status}")
+    assert "redirect" in redirected.value.reason
+    assert len(hostile.seen) == 1  # one request, to the service only
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html>Bad Gateway</html>",
+        b'{"code": 5, "reason": ["x"]}',
+        b'{"code": "", "reason": ""}',
+        b"[1, 2]",
+        b"null",
+        b'{"code": "NOT_FOUND"',
+    ],
+)
+def test_a_malformed_error_body_is_http_status(client: Any, hostile: Hostile, body: bytes) -> None:
+    hostile.script(response(404, body, {"Content-Type": "application/json"}))
+    with pytest.raises(ApiError) as failed:
+        client.config.get()
+    assert (failed.value.status, failed.value.code) == (404, "HTTP_404")
+    assert failed.value.reason == "the service answered HTTP 404"
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "tries"),
+    [
+        ("99999999999999999999", 1),  # beyond the cap: raised at once
+        ("Fri, 31 Dec 9999 23:59:59 GMT", 1),
+        ("1e300", 1),
+        ("-5", 2),  # unreadable: the backoff instead
+        ("Mon, 01 Jan 1990 00:00:00 GMT", 2),  # past: at once
+        ("Mon, 99 Foo 99999 99:99:99 XYZ", 2),
+        ("nan", 2),
+        ("0x10", 2),
+        ("", 2),
+    ],
+)
+def test_retry_after_of_any_value_never_hangs(
+    client: Any, hostile: Hostile, retry_after: str, tries: int
+) -> None:
+    limited = {"code": "RATE_LIMITED", "reason": "slow down"}
+    hostile.script(*[json_answer(429, limited, {"Retry-After": retry_after})] * 5)
+    started = time.monotonic()
+    with pytest.raises(ApiError) as failed:
+        client.config.get()
+    assert (failed.value.status, failed.value.code) == (429, "RATE_LIMITED")
+    assert len(hostile.seen) == tries
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("status", [429, 502, 503, 504])
+def test_a_storm_of_errors_is_tried_a_bounded_number_of_times(
+    mode: str, hostile: Hostile, status: int
+) -> None:
+    hostile.script(*[json_answer(status, {"code": "BUSY", "reason": "busy"})] * 50)
+    client = open_client(mode, hostile, retry=RetryPolicy(max_retries=10, backoff=0.001))
+    try:
+        with pytest.raises(ApiError) as failed:
+            client.config.get()
+    finally:
+        close_client(client)
+    assert (failed.value.status, failed.value.code) == (status, "BUSY")
+    assert len(hostile.seen) == 11
+
+
+def test_a_hostile_webhook_key_is_refused(client: Any, hostile: Hostile) -> None:
+    garbage = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"
+    hostile.script(json_answer(200, "not a key"), json_answer(200, 5), json_answer(200, garbage))
+    signed = {"X-Grid-Signature": "t=1,v1=abc"}
+    for _ in range(2):  # neither is kept: the next call fetches the key again
+        with pytest.raises(ClientError) as not_pem:
+            client.verify_webhook(signed, b"{}")
+        assert not_pem.value.code == "RESPONSE_INVALID"
+    with pytest.raises(ewc.InvalidKey) as not_a_key:
+        client.verify_webhook(signed, b"{}")
+    assert not_a_key.value.code == "INVALID_KEY_ENCODING"
+    assert len(hostile.seen) == 3
