@@ -5,6 +5,7 @@ back, Retry-After values that are huge, negative, past or garbage, and storms of
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -117,3 +118,49 @@ def test_a_hostile_webhook_key_is_refused(client: Any, hostile: Hostile) -> None
         client.verify_webhook(signed, b"{}")
     assert not_a_key.value.code == "INVALID_KEY_ENCODING"
     assert len(hostile.seen) == 3
+
+
+def _secrets_shown(error: ApiError, secrets: list[str]) -> list[str]:
+    shown = " ".join([str(error), repr(error), error.reason, error.code, repr(error.body)])
+    return [secret for secret in secrets if secret in shown]
+
+
+def test_an_error_body_that_echoes_the_requests_secrets_shows_none(
+    mode: str, hostile: Hostile
+) -> None:
+    """A service (or a proxy in front of it) that puts the request's credentials, its OTP
+    code or its token back in the error body: none of them shows in the ApiError."""
+    secret, token = "platform-secret-1", "gat_" + "t" * 40
+    basic = base64.b64encode(f"platform-id:{secret}".encode()).decode()
+    platform = [secret, basic, f"platform-id:{secret}"]
+
+    def echo(*values: str, code: str = "UNAUTHORIZED") -> bytes:
+        reason = "you sent " + ", ".join(values)
+        return json_answer(401, {"code": code, "reason": reason, "echo": {"sent": list(values)}})
+
+    hostile.script(
+        echo(f"Authorization: Basic {basic}", f"platform-id:{secret}", secret),
+        echo(secret, code=f"BAD_SECRET_{secret}"),
+        echo(f"Authorization: Bearer {token}"),
+        json_answer(400, {"code": "OTP_INVALID", "reason": "the code 864213 is not the one sent"}),
+    )
+    client = open_client(mode, hostile, agent_token=token)
+    try:
+        with pytest.raises(ApiError) as basic_echo:
+            client.config.get()
+        with pytest.raises(ApiError) as in_code:
+            client.config.get()
+        with pytest.raises(ApiError) as bearer_echo:
+            client.agent.me()
+        body = {"type": "EMAIL_OTP", "otp": "864213", "clientPublicKey": "02" + "ab" * 32}
+        with pytest.raises(ApiError) as otp_echo:
+            client.auth.verify("AuthMethod:1", body=body)
+    finally:
+        close_client(client)
+    assert basic_echo.value.code == "UNAUTHORIZED"
+    assert _secrets_shown(basic_echo.value, platform) == []
+    assert "[REDACTED]" in basic_echo.value.reason
+    assert (in_code.value.code, _secrets_shown(in_code.value, platform)) == ("HTTP_401", [])
+    assert _secrets_shown(bearer_echo.value, [token]) == []
+    assert otp_echo.value.code == "OTP_INVALID"
+    assert _secrets_shown(otp_echo.value, ["864213"]) == []

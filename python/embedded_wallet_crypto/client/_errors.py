@@ -7,7 +7,9 @@ from typing import Any
 
 from ..errors import WalletCryptoError
 
-__all__ = ["TRANSPORT", "ApiError", "ClientError"]
+__all__ = ["REDACTED", "TRANSPORT", "ApiError", "ClientError", "redact"]
+
+REDACTED = "[REDACTED]"
 
 #: ``ApiError.code`` when no HTTP answer came, after every retry (``status`` is 0).
 TRANSPORT = "TRANSPORT"
@@ -34,6 +36,10 @@ class ApiError(ClientError):
         operation: the operation's name in the client (``quotes.execute``).
         retry_after: the seconds the service asked to wait (``Retry-After``), when it did.
         body: the parsed error body (a ``dict``), or None.
+
+    A secret of the request that the error body carries back (its credentials, token, stamp,
+    OTP code, a secret path parameter) reads ``[REDACTED]`` in ``reason`` and ``body``; a
+    ``code`` with one is ``HTTP_<status>``.
     """
 
     default_code = "API_ERROR"
@@ -60,15 +66,41 @@ class ApiError(ClientError):
         )
 
 
-def error_from_body(status: int, body: Any, operation: str, retry_after: float | None) -> ApiError:
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every secret value replaced (longest first)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def _redact_json(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [_redact_json(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: _redact_json(item, secrets) for key, item in value.items()}
+    return value
+
+
+def error_from_body(
+    status: int,
+    body: Any,
+    operation: str,
+    retry_after: float | None,
+    secrets: tuple[str, ...] = (),
+) -> ApiError:
     """The :class:`ApiError` of an error answer: the service's ``code`` and ``reason`` when
-    the body is its error JSON, ``HTTP_<status>`` otherwise."""
+    the body is its error JSON, ``HTTP_<status>`` otherwise. The request's ``secrets`` that
+    the body carries back are redacted (a ``code`` with one is ``HTTP_<status>``)."""
     code = f"HTTP_{status}"
     reason = f"the service answered HTTP {status}"
     if 300 <= status < 400:
         reason += " (a redirect: the client follows none)"
+    body = _redact_json(body, secrets)
     if isinstance(body, dict):
-        if isinstance(body.get("code"), str) and body["code"]:
+        if isinstance(body.get("code"), str) and body["code"] and REDACTED not in body["code"]:
             code = body["code"]
         if isinstance(body.get("reason"), str) and body["reason"]:
             reason = body["reason"]

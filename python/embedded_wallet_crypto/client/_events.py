@@ -8,18 +8,20 @@ by ``[REDACTED]``, secret path parameters (a device code) too, and no body is ev
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ._errors import REDACTED, redact
 from ._wire import Call, ClientConfig
 
-__all__ = ["REDACTED", "REDACTED_HEADERS", "RequestEvent", "emit", "redact"]
+__all__ = ["REDACTED", "REDACTED_HEADERS", "RequestEvent", "emit", "redact", "request_secrets"]
 
 logger = logging.getLogger("embedded_wallet_crypto.client")
 
-REDACTED = "[REDACTED]"
 #: Header names (lower case) whose values are secrets.
 REDACTED_HEADERS = frozenset(
     {
@@ -34,12 +36,40 @@ REDACTED_HEADERS = frozenset(
 )
 
 
-def redact(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` with every secret value replaced (longest first)."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
+#: Request-body fields (JSON) whose values are secrets.
+SECRET_FIELDS = frozenset({"otp", "encryptedOtpBundle", "oidcToken"})
+#: Secrets shorter than this are not searched for in what a service sends back.
+MIN_SECRET = 6
+
+
+def _body_secrets(content: bytes | None) -> list[str]:
+    try:
+        body = json.loads(content or b"null")
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(body, dict):
+        return []
+    return [value for key, value in body.items() if key in SECRET_FIELDS and isinstance(value, str)]
+
+
+def request_secrets(call: Call, headers: Mapping[str, str]) -> tuple[str, ...]:
+    """The secrets a request carries, to keep out of what the client reports about its answer
+    (a service may echo them back): its secret path parameters, the values of its secret
+    headers (with the credential alone, and a Basic one decoded), and its body's secret
+    fields (an OTP code, an OIDC token)."""
+    found = [*call.secrets, *_body_secrets(call.content)]
+    for name, value in headers.items():
+        if name.lower() not in REDACTED_HEADERS:
+            continue
+        scheme, _, credential = value.partition(" ")
+        found += [value, credential]
+        if scheme.lower() == "basic":
+            try:
+                pair = base64.b64decode(credential, validate=True).decode("utf-8")
+            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+                pair = ""
+            found += [pair, pair.partition(":")[2]]
+    return tuple(secret for secret in dict.fromkeys(found) if len(secret) >= MIN_SECRET)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import httpx
 
 from ._errors import TRANSPORT, ApiError, ClientError
-from ._events import emit, event_for, redact
+from ._events import emit, event_for, redact, request_secrets
 from ._retry import parse_retry_after
 from ._wire import Call, ClientConfig, Reply, error_code, raise_for_error, read_reply
 
@@ -135,7 +135,8 @@ def after_answer(
     )
     if wait is not None:
         return None, wait
-    return raise_for_error(call, reply, parse_retry_after(reply.headers.get("retry-after"))), 0.0
+    retry_after = parse_retry_after(reply.headers.get("retry-after"))
+    return raise_for_error(call, reply, retry_after, request_secrets(call, headers)), 0.0
 
 
 def after_transport_error(
@@ -169,7 +170,7 @@ def after_transport_error(
         ),
     )
     if wait is None:
-        detail = redact(f"{type(error).__name__}: {error}", call.secrets)
+        detail = redact(f"{type(error).__name__}: {error}", request_secrets(call, headers))
         raise ApiError(
             f"{call.operation.method} {redact(call.path, call.secrets)}: no answer after "
             f"{attempt} tr{'y' if attempt == 1 else 'ies'} ({detail})",

@@ -305,9 +305,13 @@ def error_code(reply: Reply) -> str | None:
     return code if isinstance(code, str) else None
 
 
-def raise_for_error(call: Call, reply: Reply, retry_after: float | None) -> Reply:
+def raise_for_error(
+    call: Call, reply: Reply, retry_after: float | None, secrets: tuple[str, ...] = ()
+) -> Reply:
     """``reply`` when it is a success (or an accepted error); its ApiError otherwise (a
-    redirect too: the client follows none, so that no credential goes to another host)."""
+    redirect too: the client follows none, so that no credential goes to another host),
+    with the request's ``secrets`` redacted."""
     if reply.status < 300 or reply.status in call.accept:
         return reply
-    raise error_from_body(reply.status, reply.data, call.operation.qualified_name, retry_after)
+    operation = call.operation.qualified_name
+    raise error_from_body(reply.status, reply.data, operation, retry_after, secrets)
