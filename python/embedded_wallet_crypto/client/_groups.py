@@ -55,21 +55,35 @@ def _page_data(op: Operation, page: Any) -> list[Any]:
     return list(data)
 
 
-def next_cursor(op: Operation, page: Any, cursor: Any) -> str | None:
-    """The cursor of the page after ``page``, or None after the last one.
+#: The longest ``nextCursor`` the client follows (the cursor goes into the next URL).
+MAX_CURSOR = 4096
+
+
+def next_cursor(op: Operation, page: Any, seen: set[str]) -> str | None:
+    """The cursor of the page after ``page``, or None after the last one; ``seen`` holds the
+    cursors followed so far (the new one is added).
 
     Raises:
-        ClientError: ``RESPONSE_INVALID`` for a page that is not the list envelope, or
-            one that says there is more without a new cursor (it would loop forever).
+        ClientError: ``RESPONSE_INVALID`` for a page that is not the list envelope, one that
+            says there is more without a new cursor (a cursor followed before: the pages
+            would cycle forever), or a cursor longer than :data:`MAX_CURSOR`.
     """
     _page_data(op, page)
     if not page_field(page, "hasMore"):
         return None
     following = page_field(page, "nextCursor")
-    if not isinstance(following, str) or not following or following == cursor:
+    if not isinstance(following, str) or not following or following in seen:
         raise ClientError(
-            f"{op.qualified_name} says hasMore without a new nextCursor", "RESPONSE_INVALID"
+            f"{op.qualified_name} says hasMore without a new nextCursor (a cursor it gave "
+            "before, or none)",
+            "RESPONSE_INVALID",
         )
+    if len(following) > MAX_CURSOR:
+        raise ClientError(
+            f"{op.qualified_name} gave a nextCursor longer than {MAX_CURSOR} characters",
+            "RESPONSE_INVALID",
+        )
+    seen.add(following)
     return following
 
 
@@ -152,10 +166,11 @@ class SyncListOperation(SyncOperation[PageT], Generic[PageT, ItemT]):
         return self._pages(args, dict(query(params, query_params) or {}))
 
     def _pages(self, args: tuple[str, ...], merged: dict[str, Any]) -> Iterator[PageT]:
+        seen = {merged["cursor"]} if isinstance(merged.get("cursor"), str) else set()
         while True:
             page = self(*args, params=merged)
             yield page
-            cursor = next_cursor(self.operation, page, merged.get("cursor"))
+            cursor = next_cursor(self.operation, page, seen)
             if cursor is None:
                 return
             merged["cursor"] = cursor
@@ -196,10 +211,11 @@ class AsyncListOperation(AsyncOperation[PageT], Generic[PageT, ItemT]):
         return self._pages(args, dict(query(params, query_params) or {}))
 
     async def _pages(self, args: tuple[str, ...], merged: dict[str, Any]) -> AsyncIterator[PageT]:
+        seen = {merged["cursor"]} if isinstance(merged.get("cursor"), str) else set()
         while True:
             page = await self(*args, params=merged)
             yield page
-            cursor = next_cursor(self.operation, page, merged.get("cursor"))
+            cursor = next_cursor(self.operation, page, seen)
             if cursor is None:
                 return
             merged["cursor"] = cursor
