@@ -73,6 +73,32 @@ class AnswerBody:
         return b"".join(self._parts)
 
 
+def _emit_try(
+    config: ClientConfig,
+    call: Call,
+    headers: Mapping[str, str],
+    attempt: int,
+    started: float,
+    *,
+    status: int | None,
+    retry_in: float | None,
+    error: BaseException | None = None,
+) -> None:
+    """Emit the event of one try that began at ``started`` (``time.monotonic()``)."""
+    emit(
+        config,
+        event_for(
+            call,
+            headers,
+            attempt=attempt,
+            status=status,
+            elapsed=time.monotonic() - started,
+            retry_in=retry_in,
+            error=error,
+        ),
+    )
+
+
 def after_unreadable(
     config: ClientConfig,
     call: Call,
@@ -84,17 +110,7 @@ def after_unreadable(
 ) -> ClientError:
     """The error to raise for an answer whose body the client does not read (too large, or
     a Content-Encoding that does not decode); not tried again (the same would come back)."""
-    emit(
-        config,
-        event_for(
-            call,
-            headers,
-            attempt=attempt,
-            status=status,
-            elapsed=time.monotonic() - started,
-            retry_in=None,
-        ),
-    )
+    _emit_try(config, call, headers, attempt, started, status=status, retry_in=None)
     if isinstance(error, ClientError):
         return error
     return ClientError(
@@ -122,17 +138,7 @@ def after_answer(
     wait = config.retry.wait_after_answer(
         attempt, reply.status, reply.headers, error_code(reply), call.idempotency_key is not None
     )
-    emit(
-        config,
-        event_for(
-            call,
-            headers,
-            attempt=attempt,
-            status=reply.status,
-            elapsed=time.monotonic() - started,
-            retry_in=wait,
-        ),
-    )
+    _emit_try(config, call, headers, attempt, started, status=reply.status, retry_in=wait)
     if wait is not None:
         return None, wait
     retry_after = parse_retry_after(reply.headers.get("retry-after"))
@@ -157,18 +163,7 @@ def after_transport_error(
     wait = None
     if not isinstance(error, _NOT_RETRIED):
         wait = config.retry.wait_after_transport_error(attempt)
-    emit(
-        config,
-        event_for(
-            call,
-            headers,
-            attempt=attempt,
-            status=None,
-            elapsed=time.monotonic() - started,
-            retry_in=wait,
-            error=error,
-        ),
-    )
+    _emit_try(config, call, headers, attempt, started, status=None, retry_in=wait, error=error)
     if wait is None:
         detail = redact(f"{type(error).__name__}: {error}", request_secrets(call, headers))
         raise ApiError(
