@@ -2,7 +2,8 @@
 answers each request with raw bytes a test scripts (broken JSON, a lying Content-Length, a
 gzip bomb, a connection closed mid-body, a redirect), in turn, and records what it got (the
 request line and headers), so that a test can check what the client sent and what it made of
-the answer."""
+the answer; and a client of it (``open_client``). The ``hostile`` and ``hostile_client``
+fixtures (conftest) are these two."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from embedded_wallet_crypto.client import RetryPolicy
+
+from ._support import SyncView, make_client
 
 #: An answer: raw bytes, or a callable that writes to the connection itself (slow, endless).
 Answer = bytes | Callable[[socket.socket], None]
@@ -135,3 +140,19 @@ def hostile_server() -> Iterator[Hostile]:
         stop.set()
         thread.join()
         listener.close()
+
+
+def open_client(mode: str, hostile: Hostile, **extra: Any) -> Any:
+    """A client (``mode``: sync or async) of the stand-in: platform credentials, one retry."""
+    options: dict[str, Any] = {
+        "platform_credentials": ("platform-id", "platform-secret-1"),
+        "retry": RetryPolicy(max_retries=1, backoff=0.01),
+        **extra,
+    }
+    return make_client(mode, hostile.url, **options)
+
+
+def close_client(client: Any) -> None:
+    client.close()
+    if isinstance(client, SyncView):
+        client._loop.close()

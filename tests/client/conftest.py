@@ -15,6 +15,7 @@ from sandbox._identity import jwks_server, oidc_arguments
 from sandbox._server import SandboxServer
 
 from ._answers import AnswerLog, AsyncRecorder, SyncRecorder
+from ._hostile import Hostile, close_client, hostile_server, open_client
 from ._support import SyncView, make_client
 
 #: Lifetimes and delays at 1/20: a code can be re-sent after 1.5 s, a payment settles in
@@ -116,3 +117,18 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
     running = asyncio.new_event_loop()
     yield running
     running.close()
+
+
+@pytest.fixture
+def hostile() -> Iterator[Hostile]:
+    """A hostile stand-in for the service (``_hostile``), its answers scripted by the test."""
+    with hostile_server() as running:
+        yield running
+
+
+@pytest.fixture
+def hostile_client(mode: str, hostile: Hostile) -> Iterator[Any]:
+    """A client (sync or async) of the ``hostile`` stand-in."""
+    opened = open_client(mode, hostile)
+    yield opened
+    close_client(opened)

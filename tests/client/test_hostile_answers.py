@@ -7,45 +7,15 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from embedded_wallet_crypto.client import ApiError, ClientError, RetryPolicy
+from embedded_wallet_crypto.client import ApiError, ClientError
 from embedded_wallet_crypto.client._transport import MAX_ANSWER_BYTES
 
-from ._hostile import Hostile, gzip_bomb, hostile_server, json_answer, response
-from ._support import SyncView, make_client
+from ._hostile import Hostile, close_client, gzip_bomb, json_answer, open_client, response
 
 JSON = {"Content-Type": "application/json"}
-
-
-@pytest.fixture
-def hostile() -> Iterator[Hostile]:
-    with hostile_server() as running:
-        yield running
-
-
-def open_client(mode: str, hostile: Hostile, **extra: Any) -> Any:
-    options: dict[str, Any] = {
-        "platform_credentials": ("platform-id", "platform-secret-1"),
-        "retry": RetryPolicy(max_retries=1, backoff=0.01),
-        **extra,
-    }
-    return make_client(mode, hostile.url, **options)
-
-
-def close_client(client: Any) -> None:
-    client.close()
-    if isinstance(client, SyncView):
-        client._loop.close()
-
-
-@pytest.fixture
-def client(mode: str, hostile: Hostile) -> Iterator[Any]:
-    opened = open_client(mode, hostile)
-    yield opened
-    close_client(opened)
 
 
 @pytest.mark.parametrize(
@@ -62,54 +32,56 @@ def client(mode: str, hostile: Hostile) -> Iterator[Any]:
     ids=["html", "broken-json", "no-content-type", "not-utf8", "a-list", "wrong-types", "str"],
 )
 def test_an_answer_that_is_not_the_model_is_response_invalid(
-    client: Any, hostile: Hostile, answer: bytes
+    hostile_client: Any, hostile: Hostile, answer: bytes
 ) -> None:
     hostile.script(answer)
     with pytest.raises(ClientError) as invalid:
-        client.config.get()
+        hostile_client.config.get()
     assert invalid.value.code == "RESPONSE_INVALID"
     assert len(hostile.seen) == 1
 
 
-def test_json_nested_past_the_parsers_depth_is_not_json(client: Any, hostile: Hostile) -> None:
+def test_json_nested_past_the_parsers_depth_is_not_json(
+    hostile_client: Any, hostile: Hostile
+) -> None:
     deep = b'{"id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     hostile.script(response(200, deep, JSON), response(400, deep, JSON))
     with pytest.raises(ClientError) as success:
-        client.config.get()
+        hostile_client.config.get()
     assert success.value.code == "RESPONSE_INVALID"
     with pytest.raises(ApiError) as failure:
-        client.config.get()
+        hostile_client.config.get()
     assert (failure.value.status, failure.value.code) == (400, "HTTP_400")
 
 
-def test_an_answer_whose_content_encoding_is_broken(client: Any, hostile: Hostile) -> None:
+def test_an_answer_whose_content_encoding_is_broken(hostile_client: Any, hostile: Hostile) -> None:
     broken = {**JSON, "Content-Encoding": "gzip"}
     hostile.script(
         response(200, b"not gzip at all", broken), response(500, b"\x1f\x8bgarbage", broken)
     )
     for _ in range(2):
         with pytest.raises(ClientError) as undecodable:
-            client.config.get()
+            hostile_client.config.get()
         assert undecodable.value.code == "RESPONSE_INVALID"
         assert "Content-Encoding" in undecodable.value.reason
     assert len(hostile.seen) == 2  # not tried again: the same bytes would come back
 
 
-def test_a_huge_answer_is_not_read_past_the_limit(client: Any, hostile: Hostile) -> None:
+def test_a_huge_answer_is_not_read_past_the_limit(hostile_client: Any, hostile: Hostile) -> None:
     huge = b'{"id": "' + b"x" * (MAX_ANSWER_BYTES + 1) + b'"}'
     hostile.script(response(200, huge, JSON), response(500, huge, JSON))
     for _ in range(2):
         with pytest.raises(ClientError) as too_large:
-            client.config.get()
+            hostile_client.config.get()
         assert too_large.value.code == "RESPONSE_TOO_LARGE"
 
 
-def test_a_gzip_bomb_is_not_inflated_past_the_limit(client: Any, hostile: Hostile) -> None:
+def test_a_gzip_bomb_is_not_inflated_past_the_limit(hostile_client: Any, hostile: Hostile) -> None:
     bomb = gzip_bomb(2 * MAX_ANSWER_BYTES)
     assert len(bomb) < MAX_ANSWER_BYTES // 100
     hostile.script(response(200, bomb, {**JSON, "Content-Encoding": "gzip"}))
     with pytest.raises(ClientError) as too_large:
-        client.config.get()
+        hostile_client.config.get()
     assert too_large.value.code == "RESPONSE_TOO_LARGE"
 
 
@@ -121,10 +93,10 @@ def _endless(conn: socket.socket) -> None:
         conn.sendall(chunk)
 
 
-def test_an_endless_answer_is_not_read_forever(client: Any, hostile: Hostile) -> None:
+def test_an_endless_answer_is_not_read_forever(hostile_client: Any, hostile: Hostile) -> None:
     hostile.script(_endless)
     with pytest.raises(ClientError) as too_large:
-        client.config.get()
+        hostile_client.config.get()
     assert too_large.value.code == "RESPONSE_TOO_LARGE"
 
 
@@ -160,10 +132,10 @@ def _cut(conn: socket.socket) -> None:
     [response(200, b'{"id": "Con', JSON, length=1000), _cut],
     ids=["short-content-length", "closed-mid-chunk"],
 )
-def test_an_answer_cut_off_is_no_answer(client: Any, hostile: Hostile, answer: Any) -> None:
+def test_an_answer_cut_off_is_no_answer(hostile_client: Any, hostile: Hostile, answer: Any) -> None:
     hostile.script(answer, answer)
     with pytest.raises(ApiError) as cut:
-        client.config.get()
+        hostile_client.config.get()
     assert (cut.value.status, cut.value.code) == (0, "TRANSPORT")
     assert "RemoteProtocolError" in cut.value.reason
     assert len(hostile.seen) == 2  # tried again, never a partial answer

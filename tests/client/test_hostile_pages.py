@@ -4,28 +4,13 @@ after a bounded number of requests, in both clients."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from embedded_wallet_crypto.client import ClientError
 from embedded_wallet_crypto.client._groups import MAX_CURSOR
 
-from ._hostile import Hostile, hostile_server, json_answer
-from .test_hostile_answers import close_client, open_client
-
-
-@pytest.fixture
-def hostile() -> Iterator[Hostile]:
-    with hostile_server() as running:
-        yield running
-
-
-@pytest.fixture
-def client(mode: str, hostile: Hostile) -> Iterator[Any]:
-    opened = open_client(mode, hostile)
-    yield opened
-    close_client(opened)
+from ._hostile import Hostile, json_answer
 
 
 def page(cursor: str | None, data: Any = ()) -> bytes:
@@ -45,9 +30,9 @@ def _collect(client: Any, limit: int = 50) -> tuple[list[Any], ClientError | Non
     return pages, None
 
 
-def test_cursors_that_cycle_are_refused(client: Any, hostile: Hostile) -> None:
+def test_cursors_that_cycle_are_refused(hostile_client: Any, hostile: Hostile) -> None:
     hostile.script(*[page("A"), page("B"), page("C")] * 20)
-    pages, error = _collect(client)
+    pages, error = _collect(hostile_client)
     assert error is not None and error.code == "RESPONSE_INVALID"
     assert "cursor" in error.reason
     # A, B, C, then A again: refused before it is followed twice (an async client's pages
@@ -55,19 +40,19 @@ def test_cursors_that_cycle_are_refused(client: Any, hostile: Hostile) -> None:
     assert len(hostile.seen) == 4 and len(pages) in (0, 4)
 
 
-def test_cursors_that_grow_without_end_are_refused(client: Any, hostile: Hostile) -> None:
+def test_cursors_that_grow_without_end_are_refused(hostile_client: Any, hostile: Hostile) -> None:
     hostile.script(*[page("c" * 2**size) for size in range(20)])
-    pages, error = _collect(client)
+    pages, error = _collect(hostile_client)
     assert error is not None and error.code == "RESPONSE_INVALID"
     assert max(len(request) for request, _ in hostile.seen) < MAX_CURSOR + 200
     assert len(hostile.seen) < 20 and len(pages) in (0, len(hostile.seen))
 
 
 def test_a_long_list_of_distinct_cursors_is_followed_to_its_end(
-    client: Any, hostile: Hostile
+    hostile_client: Any, hostile: Hostile
 ) -> None:
     hostile.script(*[page(f"cursor-{n}") for n in range(30)], page(None))
-    pages, error = _collect(client, limit=100)
+    pages, error = _collect(hostile_client, limit=100)
     assert (len(pages), error) == (31, None)
 
 
@@ -82,9 +67,9 @@ def test_a_long_list_of_distinct_cursors_is_followed_to_its_end(
     ],
 )
 def test_a_page_that_is_not_the_envelope_is_refused(
-    client: Any, hostile: Hostile, body: dict[str, Any]
+    hostile_client: Any, hostile: Hostile, body: dict[str, Any]
 ) -> None:
     hostile.script(json_answer(200, body))
-    _, error = _collect(client)
+    _, error = _collect(hostile_client)
     assert error is not None and error.code == "RESPONSE_INVALID"
     assert len(hostile.seen) == 1

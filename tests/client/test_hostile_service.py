@@ -7,39 +7,24 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import embedded_wallet_crypto as ewc
 import pytest
 from embedded_wallet_crypto.client import ApiError, ClientError, RetryPolicy
 
-from ._hostile import Hostile, hostile_server, json_answer, response
-from .test_hostile_answers import close_client, open_client
-
-
-@pytest.fixture
-def hostile() -> Iterator[Hostile]:
-    with hostile_server() as running:
-        yield running
-
-
-@pytest.fixture
-def client(mode: str, hostile: Hostile) -> Iterator[Any]:
-    opened = open_client(mode, hostile)
-    yield opened
-    close_client(opened)
+from ._hostile import Hostile, close_client, json_answer, open_client, response
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308, 300, 304])
 @pytest.mark.parametrize("body", [b"", b'{"supportedCurrencies": ["USD"]}'])
 def test_a_redirect_is_an_error_and_not_followed(
-    client: Any, hostile: Hostile, status: int, body: bytes
+    hostile_client: Any, hostile: Hostile, status: int, body: bytes
 ) -> None:
     elsewhere = {"Location": "http://attacker.invalid/steal", "Content-Type": "application/json"}
     hostile.script(response(status, body, elsewhere))
     with pytest.raises(ApiError) as redirected:
-        client.config.get()
+        hostile_client.config.get()
     assert (redirected.value.status, redirected.value.code) == (status, f"HTTP_{status}")
     assert "redirect" in redirected.value.reason
     assert len(hostile.seen) == 1  # one request, to the service only
@@ -56,10 +41,12 @@ def test_a_redirect_is_an_error_and_not_followed(
         b'{"code": "NOT_FOUND"',
     ],
 )
-def test_a_malformed_error_body_is_http_status(client: Any, hostile: Hostile, body: bytes) -> None:
+def test_a_malformed_error_body_is_http_status(
+    hostile_client: Any, hostile: Hostile, body: bytes
+) -> None:
     hostile.script(response(404, body, {"Content-Type": "application/json"}))
     with pytest.raises(ApiError) as failed:
-        client.config.get()
+        hostile_client.config.get()
     assert (failed.value.status, failed.value.code) == (404, "HTTP_404")
     assert failed.value.reason == "the service answered HTTP 404"
 
@@ -79,13 +66,13 @@ def test_a_malformed_error_body_is_http_status(client: Any, hostile: Hostile, bo
     ],
 )
 def test_retry_after_of_any_value_never_hangs(
-    client: Any, hostile: Hostile, retry_after: str, tries: int
+    hostile_client: Any, hostile: Hostile, retry_after: str, tries: int
 ) -> None:
     limited = {"code": "RATE_LIMITED", "reason": "slow down"}
     hostile.script(*[json_answer(429, limited, {"Retry-After": retry_after})] * 5)
     started = time.monotonic()
     with pytest.raises(ApiError) as failed:
-        client.config.get()
+        hostile_client.config.get()
     assert (failed.value.status, failed.value.code) == (429, "RATE_LIMITED")
     assert len(hostile.seen) == tries
     assert time.monotonic() - started < 5
@@ -106,16 +93,16 @@ def test_a_storm_of_errors_is_tried_a_bounded_number_of_times(
     assert len(hostile.seen) == 11
 
 
-def test_a_hostile_webhook_key_is_refused(client: Any, hostile: Hostile) -> None:
+def test_a_hostile_webhook_key_is_refused(hostile_client: Any, hostile: Hostile) -> None:
     garbage = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"
     hostile.script(json_answer(200, "not a key"), json_answer(200, 5), json_answer(200, garbage))
     signed = {"X-Grid-Signature": "t=1,v1=abc"}
     for _ in range(2):  # neither is kept: the next call fetches the key again
         with pytest.raises(ClientError) as not_pem:
-            client.verify_webhook(signed, b"{}")
+            hostile_client.verify_webhook(signed, b"{}")
         assert not_pem.value.code == "RESPONSE_INVALID"
     with pytest.raises(ewc.InvalidKey) as not_a_key:
-        client.verify_webhook(signed, b"{}")
+        hostile_client.verify_webhook(signed, b"{}")
     assert not_a_key.value.code == "INVALID_KEY_ENCODING"
     assert len(hostile.seen) == 3
 
