@@ -20,12 +20,22 @@ __all__ = ["clients_of", "outcome", "pair_fixtures", "race", "running_pair"]
 
 @contextmanager
 def running_pair(
-    root: Path, database: str, *, time_scale: float = 1.0, extra: Sequence[str] = ()
+    root: Path,
+    database: str,
+    *,
+    time_scale: float = 1.0,
+    extra: Sequence[str] = (),
+    webhook_endpoint: str | None = None,
 ) -> Iterator[tuple[SandboxServer, SandboxServer]]:
-    """Two ``ewc serve`` processes on ``database``; both must stop cleanly."""
+    """Two ``ewc serve`` processes on ``database`` (the platform's webhook endpoint set to
+    ``webhook_endpoint`` when given); both must stop cleanly."""
     one = SandboxServer(root, database=database, time_scale=time_scale, extra=extra)
     one.start()
     two = one.start_another()
+    if webhook_endpoint is not None:
+        with clients_of([one]) as (api,):
+            patched = api.request("PATCH", "/config", json={"webhookEndpoint": webhook_endpoint})
+            assert patched.status_code == 200, patched.text
     yield one, two
     assert two.stop() == 0
     assert one.stop() == 0

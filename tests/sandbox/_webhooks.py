@@ -117,7 +117,9 @@ def verify_published(header: str, body: bytes, public_key_pem: str) -> None:
 
 class Hooks:
     """A receiver that answers each event type from a script: ``script[type]`` is a list of
-    ``(status, body)`` answered in turn (the last one repeats); 200 with no body otherwise."""
+    ``(status, body)`` answered in turn (the last one repeats); 200 with no body otherwise.
+    ``delay`` seconds before each answer; ``hold``, when set, is called with each event
+    before its answer (it may block, to hold the answer back)."""
 
     def __init__(self) -> None:
         self.requests: list[tuple[dict[str, str], bytes]] = []
@@ -125,6 +127,7 @@ class Hooks:
         self.lock = threading.Lock()
         self.url = ""
         self.delay = 0.0
+        self.hold: Callable[[dict[str, Any]], None] | None = None
 
     def events(self, event_type: str | None = None) -> list[dict[str, Any]]:
         with self.lock:
@@ -150,6 +153,8 @@ def hooks_server() -> Iterator[Hooks]:
                 hooks.requests.append((dict(self.headers.items()), body))
             if hooks.delay:
                 time.sleep(hooks.delay)
+            if hooks.hold is not None:
+                hooks.hold(json.loads(body))
             status, answer = hooks.answer(json.loads(body))
             raw = b"" if answer is None else json.dumps(answer).encode()
             self.send_response(status)

@@ -16,8 +16,6 @@ payment a second time.
 
 from __future__ import annotations
 
-import http.server
-import json
 import os
 import queue
 import threading
@@ -30,9 +28,10 @@ import httpx
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, outcome, race, running_pair
+from ._pair import outcome, race, running_pair
 from ._payments import balance, wait_for
 from ._server import SandboxServer
+from ._webhooks import hooks_server
 from .conftest import database_url
 from .test_transaction_ops import held_payment
 
@@ -43,47 +42,33 @@ _INFO = {"receiverCustomerInfo": {"FULL_NAME": "Jane Doe", "BIRTH_DATE": "1990-0
 
 
 class _HoldingReceiver:
-    """A webhook receiver that holds its answer to each approval request (the payment's id put
-    in ``arrived``) until ``release`` is set, then approves (200, with the receiver's
-    details); every other event 200 at once."""
+    """A webhook receiver (``_webhooks.Hooks``) that holds its answer to each approval request
+    (the payment's id put in ``arrived``) until ``release`` is set, then approves (200, with the
+    receiver's details); every other event 200 at once."""
 
     def __init__(self) -> None:
         self.arrived: queue.Queue[str] = queue.Queue()
         self.release = threading.Event()
         self.url = ""
 
+    def hold(self, event: dict[str, Any]) -> None:
+        if event["type"] == "INCOMING_PAYMENT.PENDING":
+            release = self.release
+            self.arrived.put(event["data"]["id"])
+            release.wait(30)
+
 
 @pytest.fixture(scope="module")
 def receiver() -> Iterator[_HoldingReceiver]:
     receiver = _HoldingReceiver()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            event = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-            if event["type"] == "INCOMING_PAYMENT.PENDING":
-                release = receiver.release
-                receiver.arrived.put(event["data"]["id"])
-                release.wait(30)
-            answer = json.dumps(_INFO).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield receiver
-    finally:
-        receiver.release.set()
-        server.shutdown()
-        server.server_close()
+    with hooks_server() as hooks:
+        hooks.script["INCOMING_PAYMENT.PENDING"] = [(200, _INFO)]
+        hooks.hold = receiver.hold
+        receiver.url = hooks.url
+        try:
+            yield receiver
+        finally:
+            receiver.release.set()
 
 
 @pytest.fixture(scope="module")
@@ -96,10 +81,8 @@ def pair(
     with running_pair(
         tmp_path_factory.mktemp(f"approval-races-{backend}"),
         database_url(request, backend, "approvals"),
+        webhook_endpoint=receiver.url,
     ) as servers:
-        with clients_of(servers[:1]) as (api,):
-            patched = api.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})
-            assert patched.status_code == 200, patched.text
         yield servers
 
 

@@ -26,7 +26,7 @@ from functools import partial
 import pytest
 
 from ._client import SandboxClient
-from ._pair import clients_of, race, running_pair
+from ._pair import race, running_pair
 from ._payments import Receiver, accounts, balance, fund, usd_external, wait_for, webhook_receiver
 from ._server import SandboxServer
 from .conftest import database_url
@@ -56,10 +56,8 @@ def pair(
         tmp_path_factory.mktemp(f"ops-races-{backend}"),
         database_url(request, backend, "opsraces"),
         time_scale=TIME_SCALE,
+        webhook_endpoint=receiver.url,
     ) as servers:
-        with clients_of(servers[:1]) as (api,):
-            patched = api.request("PATCH", "/config", json={"webhookEndpoint": receiver.url})
-            assert patched.status_code == 200, patched.text
         yield servers
 
 
