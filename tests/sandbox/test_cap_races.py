@@ -85,7 +85,22 @@ def test_a_cardholder_gets_the_last_card_once(clients: list[SandboxClient]) -> N
     _last_place_races(clients, MAX_CARDS, fresh, max(ROUNDS // 2, 1))
 
 
-class _Deletable:
+class _Recorded:
+    """An insert through a client whose stored rows (201) have their ids recorded in ``made``,
+    so that a round can delete the last round's winners."""
+
+    def __init__(self, insert: Callable[[SandboxClient], httpx.Response]) -> None:
+        self._insert = insert
+        self.made: list[str] = []
+
+    def insert(self, client: SandboxClient) -> httpx.Response:
+        answer = self._insert(client)
+        if answer.status_code == 201:
+            self.made.append(answer.json()["id"])
+        return answer
+
+
+class _Deletable(_Recorded):
     """A collection whose inserts are recorded, so that each round starts one place below
     ``cap`` again by deleting the last round's winners."""
 
@@ -96,15 +111,8 @@ class _Deletable:
         path: str,
         **params: str,
     ) -> None:
+        super().__init__(insert)
         self.client, self.path, self.params = client, path, params
-        self._insert = insert
-        self.made: list[str] = []
-
-    def insert(self, client: SandboxClient) -> httpx.Response:
-        answer = self._insert(client)
-        if answer.status_code == 201:
-            self.made.append(answer.json()["id"])
-        return answer
 
     def held(self) -> int:
         return _total(self.client, self.path, **self.params)

@@ -43,7 +43,7 @@ from sqlalchemy import delete, insert
 from ._client import SandboxClient
 from ._pair import pair_fixtures
 from ._server import SandboxServer
-from .test_cap_races import Collection, _last_place_races, _total
+from .test_cap_races import Collection, _last_place_races, _Recorded, _total
 from .test_stablecoin_races import _created, _keyed
 
 #: A table of the stablecoin caps' rows.
@@ -69,20 +69,13 @@ def _seed(database: Database, table: Table, rows: list[dict[str, Any]]) -> None:
             connection.execute(insert(table), rows)
 
 
-class _Seeded:
+class _Seeded(_Recorded):
     """A collection one place below its cap at each round's start: its inserts through the API
     are recorded, and each round deletes the last round's winners from the database."""
 
     def __init__(self, database: Database, table: Table, insert: Insert, path: str) -> None:
+        super().__init__(insert)
         self.database, self.table, self.path = database, table, path
-        self._insert = insert
-        self.made: list[str] = []
-
-    def insert(self, client: SandboxClient) -> httpx.Response:
-        answer = self._insert(client)
-        if answer.status_code == 201:
-            self.made.append(answer.json()["id"])
-        return answer
 
     def fresh(self, reader: SandboxClient) -> Collection:
         if self.made:
