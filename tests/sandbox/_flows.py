@@ -21,11 +21,16 @@ class Wallet:
         self.server = server
         self.email = f"{uuid.uuid4().hex[:12]}@example.com"
         self.subject = f"user-{uuid.uuid4().hex[:12]}"
-        customer = client.create_customer(email=self.email)
-        self.customer_id: str = customer["id"]
-        self.account_id = client.wallet_of(customer["id"])
+        self.customer_id = self.new_customer(client)
+        self.account_id = client.wallet_of(self.customer_id)
         self.authenticator = ewc.passkeys.SoftwareAuthenticator()
         self.mails_seen = 0
+
+    def new_customer(self, client: SandboxClient) -> str:
+        """The wallet's customer, made with ``self.email``: its id (a subclass makes another
+        kind of customer)."""
+        customer_id: str = client.create_customer(email=self.email)["id"]
+        return customer_id
 
     def card(self, **fields: Any) -> dict[str, Any]:
         """A card of the customer funded by the wallet (sandbox: the KYC is approved first;

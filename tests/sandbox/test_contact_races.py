@@ -54,6 +54,20 @@ def _signed(
     return partial(client.retry, method, path, body, challenge, stamp)
 
 
+def _wrong_after(
+    reader: SandboxClient, wallet: Wallet, answers: str, expected: str, field: str, new: str
+) -> tuple[str, bool, list[str]] | None:
+    """What is wrong after a contact change raced a revoke of its credential (None: nothing):
+    the answers unless they are ``expected``, the customer's ``field`` not ``new``, or any
+    credential kept but the passkey. As ``(answers, field is new, credentials kept)``."""
+    customer = reader.get(f"/customers/{wallet.customer_id}").json()
+    listed = reader.get("/auth/credentials", params={"accountId": wallet.account_id})
+    kept = [credential["type"] for credential in listed.json()["data"]]
+    if answers != expected or customer[field] != new or kept != ["PASSKEY"]:
+        return answers, customer[field] == new, kept
+    return None
+
+
 def test_an_email_change_and_a_revoke_of_its_credential_at_once(
     pair: tuple[SandboxServer, SandboxServer], clients: list[SandboxClient]
 ) -> None:
@@ -78,26 +92,16 @@ def test_an_email_change_and_a_revoke_of_its_credential_at_once(
         changed, revoked = race([change, revoke])
         answers = f"{outcome(changed, 200)} / {outcome(revoked, 204)}"
         outcomes[answers] += 1
-        customer = clients[1].get(f"/customers/{wallet.customer_id}").json()
-        listed = clients[1].get("/auth/credentials", params={"accountId": wallet.account_id})
-        kept = [credential["type"] for credential in listed.json()["data"]]
-        if answers != "200 / 204" or customer["email"] != new or kept != ["PASSKEY"]:
-            wrong.append((answers, customer["email"] == new, kept))
+        if found := _wrong_after(clients[1], wallet, answers, "200 / 204", "email", new):
+            wrong.append(found)
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds: {wrong[:3]} {dict(outcomes)}"
 
 
 class _EuWallet(Wallet):
     """A wallet of a customer of the EEA with a phone number (SCA applies: 2FA resets)."""
 
-    def __init__(self, client: SandboxClient, server: SandboxServer) -> None:
-        self.client = client
-        self.server = server
-        self.email = f"{uuid.uuid4().hex[:12]}@example.com"
-        self.subject = f"user-{uuid.uuid4().hex[:12]}"
-        self.customer_id = eu_customer(client, email=self.email, phoneNumber=_number())
-        self.account_id = client.wallet_of(self.customer_id)
-        self.authenticator = ewc.passkeys.SoftwareAuthenticator()
-        self.mails_seen = 0
+    def new_customer(self, client: SandboxClient) -> str:
+        return eu_customer(client, email=self.email, phoneNumber=_number())
 
 
 def _number() -> str:
@@ -132,11 +136,8 @@ def test_an_sms_reset_and_a_revoke_of_its_credential_at_once(
         completed, revoked = race([partial(completing.post, path, {"mobile": mobile}), revoke])
         answers = f"{outcome(completed, 204)} / {outcome(revoked, 204)}"
         outcomes[answers] += 1
-        customer = clients[1].get(f"/customers/{wallet.customer_id}").json()
-        listed = clients[1].get("/auth/credentials", params={"accountId": wallet.account_id})
-        kept = [credential["type"] for credential in listed.json()["data"]]
-        if answers != "204 / 204" or customer["phoneNumber"] != new or kept != ["PASSKEY"]:
-            wrong.append((answers, customer["phoneNumber"] == new, kept))
+        if found := _wrong_after(clients[1], wallet, answers, "204 / 204", "phoneNumber", new):
+            wrong.append(found)
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds: {wrong[:3]} {dict(outcomes)}"
 
 

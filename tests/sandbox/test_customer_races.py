@@ -173,22 +173,8 @@ def test_updates_at_once_keep_each_change(clients: list[SandboxClient]) -> None:
     assert not wrong, f"{len(wrong)} of {ROUNDS} rounds (answers, changes lost): {wrong[:3]}"
 
 
-class _ContactWallet(Wallet):
-    """A wallet whose customer id is kept (to PATCH it)."""
-
-    def __init__(self, client: SandboxClient, server: SandboxServer) -> None:
-        self.client = client
-        self.server = server
-        self.email = f"{uuid.uuid4().hex[:12]}@example.com"
-        self.subject = f"user-{uuid.uuid4().hex[:12]}"
-        self.customer_id = client.create_customer(email=self.email)["id"]
-        self.account_id = client.wallet_of(self.customer_id)
-        self.authenticator = ewc.passkeys.SoftwareAuthenticator()
-        self.mails_seen = 0
-
-
 def _patched(
-    wallet: _ContactWallet, key: ewc.KeyPair, email: str
+    wallet: Wallet, key: ewc.KeyPair, email: str
 ) -> tuple[str, dict[str, Any], dict[str, str]]:
     """The path, body and headers of the signed retry that gives ``wallet`` ``email``."""
     path = f"/customers/{wallet.customer_id}"
@@ -206,7 +192,7 @@ def test_one_email_goes_to_one_customer(
     outcomes: Counter[str] = Counter()
     doubled = 0
     for _ in range(ROUNDS):
-        wallets = [_ContactWallet(clients[i], pair[i]) for i in range(2)]
+        wallets = [Wallet(clients[i], pair[i]) for i in range(2)]
         keys = [wallet.first_login("EMAIL_OTP")[1] for wallet in wallets]
         shared = f"{uuid.uuid4().hex[:12]}@example.com"
         retries = [_patched(w, k, shared) for w, k in zip(wallets, keys, strict=True)]
@@ -230,7 +216,7 @@ def test_one_email_goes_to_one_customer(
 def test_an_email_is_taken_whatever_its_case(
     clients: list[SandboxClient], pair: tuple[SandboxServer, SandboxServer]
 ) -> None:
-    wallets = [_ContactWallet(clients[i], pair[i]) for i in range(2)]
+    wallets = [Wallet(clients[i], pair[i]) for i in range(2)]
     key = wallets[0].first_login("EMAIL_OTP")[1]
     wallets[1].first_login("EMAIL_OTP")
     shared = f"{uuid.uuid4().hex[:12]}@Example.com"
