@@ -10,7 +10,6 @@ backend gave 2 to 5 such pairs in a run of 320 attempts)."""
 
 from __future__ import annotations
 
-import multiprocessing
 import queue
 import threading
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import _claim_race
 import pytest
 from _postgres_server import PostgresServer, empty_store
+from _processes import run_spawned
 from _redis_server import RedisServer
 from conftest import report_counts
 from embedded_wallet_crypto import otp, stores
@@ -94,26 +94,9 @@ def test_the_rule_counts_a_negative_elapsed_time_as_inside() -> None:
 def _issue_race(kind: str, location: str) -> None:
     run = time.time_ns()
     credentials = [f"AuthMethod:race-{run}-{index}" for index in range(RACE_ROUNDS)]
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(RACE_WORKERS)
-    results = context.Queue()
-    workers = [
-        context.Process(
-            target=_claim_race.issue_race, args=(w, kind, location, credentials, barrier, results)
-        )
-        for w in range(RACE_WORKERS)
-    ]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    try:
-        reports = [results.get(timeout=240) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    elapsed = time.perf_counter() - started
+    reports, elapsed = run_spawned(
+        RACE_WORKERS, _claim_race.issue_race, kind, location, credentials
+    )
     assert [problem for *_, problem in reports if problem is not None] == []
     winners = [0] * RACE_ROUNDS
     for _, won, _, _ in reports:
@@ -181,25 +164,9 @@ def _issue_storm(kind: str, location: str, store: Any = None) -> None:
         for thread in threads:
             thread.join(timeout=30)
     else:
-        context = multiprocessing.get_context("spawn")
-        barrier = context.Barrier(STORM_WORKERS)
-        results = context.Queue()
-        workers = [
-            context.Process(
-                target=_claim_race.process_issue_storm,
-                args=(w, kind, location, *args, barrier, results),
-            )
-            for w in range(STORM_WORKERS)
-        ]
-        for worker in workers:
-            worker.start()
-        try:
-            reports = [results.get(timeout=240) for _ in workers]
-        finally:
-            for worker in workers:
-                worker.join(timeout=30)
-                if worker.is_alive():
-                    worker.kill()
+        reports, _ = run_spawned(
+            STORM_WORKERS, _claim_race.process_issue_storm, kind, location, *args
+        )
     elapsed = time.perf_counter() - started
     assert [problem for *_, problem in reports if problem is not None] == []
     accepted = [span for _, spans, _ in reports for span in spans]

@@ -6,7 +6,6 @@ its SQLite and PostgreSQL tables) still open."""
 
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ import _claim_race
 import embedded_wallet_crypto as ewc
 import pytest
 from _postgres_server import PostgresServer, empty_store
+from _processes import run_spawned
 from _redis_server import RedisServer
 from conftest import report_counts
 from embedded_wallet_crypto import stores
@@ -303,26 +303,7 @@ def _payload_race(kind: str, location: str) -> None:
         )
         retries.append((challenge.request_id, ewc.create_stamp(payload, TEK)))
     store.close()  # type: ignore[attr-defined]
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(RACE_WORKERS)
-    results = context.Queue()
-    workers = [
-        context.Process(
-            target=_claim_race.payload_race, args=(w, kind, location, retries, barrier, results)
-        )
-        for w in range(RACE_WORKERS)
-    ]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    try:
-        reports = [results.get(timeout=240) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    elapsed = time.perf_counter() - started
+    reports, elapsed = run_spawned(RACE_WORKERS, _claim_race.payload_race, kind, location, retries)
     assert [problem for *_, problem in reports if problem is not None] == []
     winners = [0] * RACE_ROUNDS
     losers: dict[str, int] = {}

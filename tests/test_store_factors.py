@@ -5,7 +5,6 @@ winner: one accepted TOTP code, one used recovery code."""
 
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 import threading
 import time
@@ -15,6 +14,7 @@ from typing import Any
 import _factor_race
 import pytest
 from _postgres_server import PostgresServer, empty_store
+from _processes import run_spawned
 from _redis_server import RedisServer
 from conftest import report_counts
 from embedded_wallet_crypto import stores, totp
@@ -241,22 +241,14 @@ def test_processes_one_winner_per_round(
         store = stores.RedisStore(location)
     totp_rounds, recovery_rounds = _rounds(store, kind)
     store.close()
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(RACE_WORKERS)
-    results = context.Queue()
-    arguments = (totp_rounds, SECRET.hex, NOW, recovery_rounds, barrier, results)
-    workers = [
-        context.Process(target=_factor_race.process_contest, args=(w, kind, location, *arguments))
-        for w in range(RACE_WORKERS)
-    ]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    try:
-        reports = [results.get(timeout=240) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    _check(kind, reports, time.perf_counter() - started)
+    reports, elapsed = run_spawned(
+        RACE_WORKERS,
+        _factor_race.process_contest,
+        kind,
+        location,
+        totp_rounds,
+        SECRET.hex,
+        NOW,
+        recovery_rounds,
+    )
+    _check(kind, reports, elapsed)

@@ -4,13 +4,12 @@ per round, for a bare ``store.claim`` and for ``SignedRetry.verify``."""
 
 from __future__ import annotations
 
-import multiprocessing
-import time
 from pathlib import Path
 
 import _claim_race
 import embedded_wallet_crypto as ewc
 from _postgres_server import PostgresServer, empty_store
+from _processes import run_spawned
 from _redis_server import RedisServer
 from _store_fixtures import SESSION, record
 from conftest import report_counts
@@ -38,36 +37,15 @@ def _race(kind: str, location: str) -> None:
         )
         retries.append((challenge.request_id, ewc.create_stamp(challenge.payload_to_sign, SESSION)))
 
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(RACE_WORKERS)
-    results = context.Queue()
-    workers = [
-        context.Process(
-            target=_claim_race.race,
-            args=(
-                w,
-                kind,
-                location,
-                claim_ids,
-                retries,
-                SESSION.public_key_hex(),
-                barrier,
-                results,
-            ),
-        )
-        for w in range(RACE_WORKERS)
-    ]
-    started = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    try:
-        reports = [results.get(timeout=240) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    elapsed = time.perf_counter() - started
+    reports, elapsed = run_spawned(
+        RACE_WORKERS,
+        _claim_race.race,
+        kind,
+        location,
+        claim_ids,
+        retries,
+        SESSION.public_key_hex(),
+    )
 
     problems = [problem for *_, problem in reports if problem is not None]
     assert problems == []

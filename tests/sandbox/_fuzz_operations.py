@@ -248,7 +248,8 @@ def _grid_document() -> dict[str, Any]:
     return document
 
 
-def _shape(path: str) -> str:
+def path_shape(path: str) -> str:
+    """``path`` with each parameter written ``{}`` (to match a served path to a published one)."""
     return re.sub(r"\{[^}]+\}", "{}", path)
 
 
@@ -259,17 +260,18 @@ def _grid_operations() -> dict[tuple[str, str], str]:
     for path, item in _grid_document()["paths"].items():
         for method in item:
             if method in ("get", "put", "post", "patch", "delete"):
-                found[(method.upper(), _shape(path))] = path
+                found[(method.upper(), path_shape(path))] = path
     return found
 
 
 def _published(method: str, served_path: str) -> tuple[str, str] | None:
     """The published operation of a served one (path without the base path), if any."""
-    path = _grid_operations().get((method.upper(), _shape(BASE.sub("", served_path))))
+    path = _grid_operations().get((method.upper(), path_shape(BASE.sub("", served_path))))
     return None if path is None else (method.upper(), path)
 
 
-def _resolve(document: dict[str, Any], node: Any) -> Any:
+def resolve_ref(document: dict[str, Any], node: Any) -> Any:
+    """``node`` with its ``$ref`` chain followed inside ``document``."""
     while isinstance(node, dict) and "$ref" in node:
         target: Any = document
         for part in node["$ref"].removeprefix("#/").split("/"):
@@ -291,7 +293,7 @@ def _grid_validator(method: str, path: str, status: int) -> Any:
 
     document = _grid_document()
     operation = document["paths"][path][method.lower()]
-    response = _resolve(document, operation.get("responses", {}).get(str(status)))
+    response = resolve_ref(document, operation.get("responses", {}).get(str(status)))
     if response is None:
         return None
     schema = response.get("content", {}).get("application/json", {}).get("schema")

@@ -27,6 +27,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from ._fuzz_operations import path_shape, resolve_ref
+
 __all__ = ["DIVERGENCES", "STATS", "Grid", "checks", "divergence_of"]
 
 #: (method or ``*``, published path or ``*``, status, the service's code or field) -> why. A
@@ -119,10 +121,10 @@ class Grid:
         for path, item in document["paths"].items():
             for method in item:
                 if method in ("get", "put", "post", "patch", "delete"):
-                    self.operations[(method.upper(), _shape(path))] = path
+                    self.operations[(method.upper(), path_shape(path))] = path
 
     def published(self, method: str, served_path: str) -> tuple[str, str] | None:
-        path = self.operations.get((method.upper(), _shape(_BASE.sub("", served_path))))
+        path = self.operations.get((method.upper(), path_shape(_BASE.sub("", served_path))))
         return None if path is None else (method.upper(), path)
 
     def statuses(self, method: str, path: str) -> frozenset[str]:
@@ -143,19 +145,6 @@ class Grid:
 _BASE = re.compile(r"^/\d{4}-\d{2}-\d{2}")
 
 
-def _shape(path: str) -> str:
-    return re.sub(r"\{[^}]+\}", "{}", path)
-
-
-def _resolve(document: dict[str, Any], node: Any) -> Any:
-    while isinstance(node, dict) and "$ref" in node:
-        target: Any = document
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
 @cache
 def _statuses(grid: Grid, method: str, path: str) -> frozenset[str]:
     operation = grid.document["paths"][path][method.lower()]
@@ -171,7 +160,7 @@ def _validator(grid: Grid, method: str, path: str, status: int, branch: str) -> 
     import jsonschema_rs
 
     operation = grid.document["paths"][path][method.lower()]
-    response = _resolve(grid.document, operation.get("responses", {}).get(str(status)))
+    response = resolve_ref(grid.document, operation.get("responses", {}).get(str(status)))
     if response is not None:
         schema = response.get("content", {}).get("application/json", {}).get("schema")
     elif status >= 400:
@@ -183,7 +172,7 @@ def _validator(grid: Grid, method: str, path: str, status: int, branch: str) -> 
         return None
     if branch:
         schema = {"$ref": branch}
-    resolved = _resolve(grid.document, schema)
+    resolved = resolve_ref(grid.document, schema)
     discriminator = resolved.get("discriminator") if isinstance(resolved, dict) else None
     mapping = None
     if discriminator and "mapping" in discriminator:

@@ -131,15 +131,14 @@ def test_an_execution_that_fails_at_once_fails_the_action(
             "amount": 10_00,
         },
     ).json()
-    quote = agent.post(
-        "/agents/me/quotes",
-        json={
-            "source": {"sourceType": "ACCOUNT", "accountId": customer["EUR"]},
-            "destination": {"destinationType": "ACCOUNT", "accountId": failing["id"]},
-            "lockedCurrencySide": "RECEIVING",
-            "lockedCurrencyAmount": 10_00,
-        },
-    ).json()
+    # From the (empty) EUR account to the failing suffix: asked twice below.
+    eur_to_failing = {
+        "source": {"sourceType": "ACCOUNT", "accountId": customer["EUR"]},
+        "destination": {"destinationType": "ACCOUNT", "accountId": failing["id"]},
+        "lockedCurrencySide": "RECEIVING",
+        "lockedCurrencyAmount": 10_00,
+    }
+    quote = agent.post("/agents/me/quotes", json=eur_to_failing).json()
     executed = agent.post(f"/agents/me/quotes/{quote['id']}/execute").json()
     assert executed["status"] == "FAILED"  # the EUR account is empty: no transaction
     assert "transaction" not in executed
@@ -163,15 +162,7 @@ def test_an_execution_that_fails_at_once_fails_the_action(
         },
     ).json()
     assert settled(api, eur["transactionId"])["status"] == "COMPLETED"
-    again = agent.post(
-        "/agents/me/quotes",
-        json={
-            "source": {"sourceType": "ACCOUNT", "accountId": customer["EUR"]},
-            "destination": {"destinationType": "ACCOUNT", "accountId": failing["id"]},
-            "lockedCurrencySide": "RECEIVING",
-            "lockedCurrencyAmount": 10_00,
-        },
-    ).json()
+    again = agent.post("/agents/me/quotes", json=eur_to_failing).json()
     failed = agent.post(f"/agents/me/quotes/{again['id']}/execute").json()
     assert failed["status"] == "FAILED"
     assert failed["transaction"]["failureReason"] == "QUOTE_EXECUTION_FAILED"
